@@ -1,0 +1,1 @@
+"""The ``tempering`` command line (typer + rich)."""

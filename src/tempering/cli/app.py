@@ -1,0 +1,124 @@
+"""Typer commands: sample, summary, models, samplers, demo."""
+
+from __future__ import annotations
+
+import json
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
+                  help="MCMC for expensive or multimodal posteriors: tempering on JAX.")
+
+
+class ChainMethod(StrEnum):
+    vmap = "vmap"
+    sequential = "sequential"
+
+
+def run_and_save(model_name: str, sampler_name: str, config: dict, *, chains: int, draws: int,
+                 warmup: int, seed: int, chain_method: str, thin: int, out: Path,
+                 progress: bool) -> Path:
+    """Validate everything, sample, and write the run file atomically; returns its path."""
+    from tempering.algorithms import get_sampler
+    from tempering.models import get_model
+    from tempering.run.driver import run_chains
+    from tempering.run.output import check_output_path, save_run
+
+    check_output_path(out)
+    model_options = {k: v for k, v in config["model"].items() if k != "name"}
+    sampler_options = {k: v for k, v in config["sampler"].items() if k != "name"}
+    model = get_model(model_name, **model_options)
+    algorithm = get_sampler(sampler_name, model, **sampler_options)
+    result = run_chains(model, algorithm, key=seed, draws=draws, chains=chains, warmup=warmup,
+                        thin=thin, chain_method=chain_method, progress=progress)
+    return save_run(result.idata, out)
+
+
+@app.command()
+def sample(
+    out: Annotated[Path, typer.Option("--out", help="Run file to write (NetCDF).")],
+    model: Annotated[str | None, typer.Option(help="Model name (see `tempering models`).")] = None,
+    sampler: Annotated[str | None, typer.Option(help="Sampler (see `tempering samplers`).")] = None,
+    config: Annotated[Path | None, typer.Option(help="TOML file: [model], [sampler].")] = None,
+    set_: Annotated[list[str] | None, typer.Option(
+        "--set", help="Override an option: model.KEY=VALUE or sampler.KEY=VALUE.")] = None,
+    chains: Annotated[int, typer.Option(help="Number of chains.")] = 4,
+    draws: Annotated[int, typer.Option(help="Draws kept per chain.")] = 1000,
+    warmup: Annotated[int, typer.Option(help="Warmup steps per chain (discarded).")] = 500,
+    seed: Annotated[int, typer.Option(help="PRNG seed.")] = 0,
+    thin: Annotated[int, typer.Option(help="Steps per kept draw.")] = 1,
+    chain_method: Annotated[ChainMethod, typer.Option(help="Run chains batched or in turn.")] =
+    ChainMethod.vmap,
+    progress: Annotated[bool, typer.Option(help="Show a progress bar.")] = True,
+) -> None:
+    """Sample a model's posterior and write the run to a NetCDF file."""
+    from tempering.config import apply_sets, load_config
+    from tempering.errors import UserInputError
+
+    settings = apply_sets(load_config(config), set_ or [])
+    model_name = model or settings["model"].get("name")
+    sampler_name = sampler or settings["sampler"].get("name")
+    if not model_name:
+        raise UserInputError("no model given: use --model NAME or name = ... in [model]")
+    if not sampler_name:
+        raise UserInputError("no sampler given: use --sampler NAME or name = ... in [sampler]")
+    path = run_and_save(model_name, sampler_name, settings, chains=chains, draws=draws,
+                        warmup=warmup, seed=seed, chain_method=chain_method.value, thin=thin,
+                        out=out, progress=progress)
+    typer.echo(f"wrote {path}")
+
+
+@app.command()
+def summary(
+    run: Annotated[Path, typer.Argument(help="A run file written by `tempering sample`.")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+) -> None:
+    """Per-parameter mean, sd, ESS, R-hat and MCSE, and the run's totals."""
+    from tempering.cli.render import print_summary
+    from tempering.diagnostics import summarize
+    from tempering.run.output import load_run
+
+    result = summarize(load_run(run))
+    if as_json:
+        typer.echo(json.dumps(result, indent=2))
+    else:
+        print_summary(result)
+
+
+@app.command()
+def models() -> None:
+    """The built-in models, with their options and defaults."""
+    from tempering.cli.catalog import print_catalog
+
+    print_catalog("models")
+
+
+@app.command()
+def samplers() -> None:
+    """The samplers, with their options and defaults."""
+    from tempering.cli.catalog import print_catalog
+
+    print_catalog("samplers")
+
+
+@app.command()
+def demo(
+    out: Annotated[Path, typer.Option(help="Run file to write.")] = Path("demo.nc"),
+    draws: Annotated[int, typer.Option(help="Draws per chain.")] = 1000,
+    seed: Annotated[int, typer.Option(help="PRNG seed.")] = 0,
+    progress: Annotated[bool, typer.Option(help="Show a progress bar.")] = True,
+) -> None:
+    """GP hyperparameters of the bundled mcycle data: NUTS, 4 chains; prints the summary."""
+    from tempering.cli.render import print_summary
+    from tempering.diagnostics import summarize
+    from tempering.run.output import load_run
+
+    typer.echo("GP regression on the mcycle data (133 points, accel ~ times), NUTS, 4 chains")
+    settings = {"model": {"data": "mcycle"}, "sampler": {}}
+    path = run_and_save("gp_regression", "nuts", settings, chains=4, draws=draws, warmup=500,
+                        seed=seed, chain_method="vmap", thin=1, out=out, progress=progress)
+    print_summary(summarize(load_run(path)))
+    typer.echo(f"run file: {path.resolve()}")

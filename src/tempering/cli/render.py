@@ -1,0 +1,36 @@
+"""Printing a run summary as a rich table."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+
+def _fmt(value: float, digits: int = 3) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "nan"
+    return f"{value:.{digits}g}" if abs(value) < 1e4 else f"{value:.0f}"
+
+
+def print_summary(summary: dict[str, Any], console: Console | None = None) -> None:
+    """A table of every scalar parameter, then the run's totals."""
+    console = console or Console()
+    table = Table(title=f"{summary['sampler']} on {summary['model']}: "
+                        f"{summary['chains']} chains × {summary['draws']} draws")
+    for column in ("param", "mean", "sd", "ess_bulk", "ess_tail", "rhat", "mcse_mean"):
+        table.add_column(column, justify="left" if column == "param" else "right")
+    for name, row in summary["params"].items():
+        table.add_row(name, _fmt(row["mean"], 4), _fmt(row["sd"], 3), _fmt(row["ess_bulk"], 4),
+                      _fmt(row["ess_tail"], 4), f"{row['rhat']:.3f}", _fmt(row["mcse_mean"], 2))
+    console.print(table)
+    wall = summary["wall_seconds"]
+    console.print(
+        f"R-hat max {summary['rhat_max']:.3f}   ESS bulk min {summary['ess_bulk_min']:.0f}  "
+        f"median {summary['ess_bulk_median']:.0f}\n"
+        f"wall seconds: warmup {wall['warmup']:.1f}, sampling {wall['sampling']:.1f}   "
+        f"cost (full-data evaluations) {summary['cost_total']:.0f}\n"
+        f"ESS/s {summary['ess_per_second']:.3g}   ESS per 1000 cost "
+        f"{1000 * summary['ess_per_cost']:.3g}")

@@ -1,0 +1,82 @@
+"""Configuration: pydantic validation with one-line errors, TOML files and ``--set KEY=VALUE``.
+
+A run is configured by two tables, ``[model]`` and ``[sampler]``, each holding ``name`` and that
+component's options. A TOML file gives defaults; ``--set model.KEY=VALUE`` overrides them; the
+``--model``/``--sampler`` flags override the names. Values given with ``--set`` are parsed as TOML
+literals (``3``, ``0.01``, ``true``, ``"ard"``, ``[130, 65]``); anything that is not a TOML literal
+is taken as a string (``--set model.data=my.csv``).
+"""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from tempering.errors import UserInputError
+
+T = TypeVar("T", bound=BaseModel)
+SECTIONS = ("model", "sampler")
+
+
+def first_error_line(err: ValidationError, prefix: str) -> str:
+    """One line naming the offending key and value of a pydantic error."""
+    first = err.errors()[0]
+    loc = ".".join(str(part) for part in first["loc"])
+    key = f"{prefix}.{loc}" if loc else prefix
+    message = first["msg"].removeprefix("Value error, ")
+    if first["type"] == "extra_forbidden":
+        return f"{key}: unknown option"
+    if "input" in first and loc:
+        return f"{key}: {message} (got {first['input']!r})"
+    return f"{key}: {message}"
+
+
+def validate_options(cls: type[T], options: dict[str, Any], prefix: str) -> T:
+    """Validate ``options`` against ``cls``; a failure is one :class:`UserInputError` line."""
+    try:
+        return cls.model_validate(options)
+    except ValidationError as err:
+        raise UserInputError(first_error_line(err, prefix)) from None
+
+
+def parse_value(text: str) -> Any:
+    """A ``--set`` value: a TOML literal if it is one, else the string itself."""
+    try:
+        return tomllib.loads(f"v = {text}")["v"]
+    except tomllib.TOMLDecodeError:
+        return text
+
+
+def load_config(path: str | Path | None) -> dict[str, dict[str, Any]]:
+    """Read a TOML config with optional ``[model]`` and ``[sampler]`` tables."""
+    config: dict[str, dict[str, Any]] = {section: {} for section in SECTIONS}
+    if path is None:
+        return config
+    try:
+        raw = tomllib.loads(Path(path).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise UserInputError(f"config file not found: {path}") from None
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as err:
+        raise UserInputError(f"{path}: not a valid TOML file ({err})") from None
+    for key, value in raw.items():
+        if key not in SECTIONS or not isinstance(value, dict):
+            raise UserInputError(f"{path}: unknown table [{key}] (expected [model] and [sampler])")
+        config[key] = dict(value)
+    return config
+
+
+def apply_sets(config: dict[str, dict[str, Any]], sets: list[str]) -> dict[str, dict[str, Any]]:
+    """Apply ``--set section.key=value`` overrides to a config (returns a new dict)."""
+    out = {section: dict(values) for section, values in config.items()}
+    for item in sets:
+        target, sep, text = item.partition("=")
+        section, dot, key = target.partition(".")
+        if not sep or not dot or not key:
+            raise UserInputError(f"--set {item}: expected model.KEY=VALUE or sampler.KEY=VALUE")
+        if section not in SECTIONS:
+            raise UserInputError(f"--set {item}: unknown section {section!r} (model or sampler)")
+        out[section][key.strip()] = parse_value(text.strip())
+    return out

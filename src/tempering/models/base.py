@@ -1,0 +1,133 @@
+"""The ``Model`` contract (DESIGN.md, "Core contracts").
+
+A model is a posterior over a flat, unconstrained parameter vector θ:
+
+    log p(θ | X) = log_prior(θ) + log_lik(θ, X) + const,
+
+where ``log_prior`` already holds the Jacobian of the transform to unconstrained space. ``data`` is
+a pytree whose leaves share a leading data axis, so a subset, mini-batch or view is
+``jax.tree.map(lambda a: a[idx], data)``. For i.i.d. models ``log_lik_terms`` gives the (n,)
+per-datum terms whose sum is ``log_lik``; a GP's likelihood on a subset is the marginal likelihood
+of that subset (not additive), so it has no terms and declares the cost exponent α = 3 (one
+evaluation on N_m points costs (N_m/N)^α full-data evaluations; i.i.d. models have α = 1).
+
+A plain frozen dataclass of pure functions is enough here: no inheritance, every function is
+jittable and closes over its (constant) data.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from math import prod
+from typing import Any, NamedTuple
+
+import jax
+import jax.numpy as jnp
+
+Array = jax.Array
+PyTree = Any
+
+
+def finite_or_neg_inf(value: Array) -> Array:
+    """Map NaN and ±inf to −inf: numerical trouble is a rejected proposal, never a crash."""
+    return jnp.where(jnp.isfinite(value), value, -jnp.inf)
+
+
+class ParamSpec(NamedTuple):
+    """One named output variable: its constrained shape (``()`` for a scalar)."""
+
+    name: str
+    shape: tuple[int, ...]
+
+    @property
+    def size(self) -> int:
+        return prod(self.shape)
+
+
+@dataclass(frozen=True, eq=False)
+class Model:
+    """A posterior on an unconstrained flat vector θ, with named constrained output.
+
+    Attributes
+    ----------
+    name
+        Registry name (``mvn_mean``, ``gp_regression``, ...).
+    data
+        Pytree with a leading data axis of length ``n_data``.
+    log_prior_fn
+        θ ↦ log p(θ), Jacobian of the unconstraining transform included.
+    log_lik_fn
+        (θ, data view) ↦ log p(data view | θ).
+    log_lik_terms_fn
+        (θ, data view) ↦ (n,) per-datum log-likelihood terms, for i.i.d. models; ``None`` otherwise.
+    alpha
+        Cost exponent: an evaluation on m of the n data points costs (m/n)^α full evaluations.
+    params
+        Named output variables in the order their (flattened) values appear in θ.
+    constrain_fn
+        θ ↦ {name: constrained value}.
+    init_fn
+        PRNG key ↦ an initial θ (a draw from the prior unless the model says otherwise).
+    options
+        The validated options the model was built from (recorded in run files).
+    attrs
+        Extra facts recorded in run files (e.g. standardisation constants, generating θ).
+    """
+
+    name: str
+    data: PyTree
+    log_prior_fn: Callable[[Array], Array]
+    log_lik_fn: Callable[[Array, PyTree], Array]
+    alpha: float
+    params: tuple[ParamSpec, ...]
+    constrain_fn: Callable[[Array], dict[str, Array]]
+    init_fn: Callable[[Array], Array]
+    log_lik_terms_fn: Callable[[Array, PyTree], Array] | None = None
+    options: dict[str, Any] = field(default_factory=dict)
+    attrs: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def n_data(self) -> int:
+        """Number of data points (length of the leading axis of ``data``)."""
+        return int(jax.tree.leaves(self.data)[0].shape[0])
+
+    @property
+    def dim(self) -> int:
+        """Length of the unconstrained parameter vector θ."""
+        return sum(p.size for p in self.params)
+
+    def log_prior(self, theta: Array) -> Array:
+        """log p(θ) in unconstrained space; non-finite values become −∞."""
+        return finite_or_neg_inf(self.log_prior_fn(theta))
+
+    def log_lik(self, theta: Array, data: PyTree | None = None) -> Array:
+        """log p(data | θ) on ``data`` (default: all data); non-finite values become −∞."""
+        return finite_or_neg_inf(self.log_lik_fn(theta, self.data if data is None else data))
+
+    def log_lik_terms(self, theta: Array, data: PyTree | None = None) -> Array:
+        """Per-datum log-likelihood terms (i.i.d. models only)."""
+        if self.log_lik_terms_fn is None:
+            raise TypeError(f"model {self.name} is not i.i.d.: it has no per-datum terms")
+        return self.log_lik_terms_fn(theta, self.data if data is None else data)
+
+    def log_density(self, theta: Array) -> Array:
+        """The unnormalised log posterior log p(θ) + log p(X | θ); −∞ where either is not finite."""
+        return finite_or_neg_inf(self.log_prior(theta) + self.log_lik(theta))
+
+    def constrain(self, theta: Array) -> dict[str, Array]:
+        """Named, constrained values of one θ."""
+        return self.constrain_fn(theta)
+
+    def init_position(self, key: Array) -> Array:
+        """An initial θ for one chain."""
+        return jnp.asarray(self.init_fn(key), dtype=jnp.float64)
+
+
+def split_flat(theta: Array, params: tuple[ParamSpec, ...]) -> dict[str, Array]:
+    """Cut a flat θ into named pieces with each spec's shape (no transform)."""
+    out, start = {}, 0
+    for spec in params:
+        out[spec.name] = theta[start : start + spec.size].reshape(spec.shape)
+        start += spec.size
+    return out

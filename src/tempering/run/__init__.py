@@ -1,0 +1,1 @@
+"""The driver: chains, chunks, progress, ArviZ output."""

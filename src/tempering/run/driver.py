@@ -1,0 +1,228 @@
+"""The driver: run an algorithm's chains and return ArviZ ``InferenceData``.
+
+Chains run either batched with ``vmap`` or one after another (``sequential``) through the same
+compiled functions, and a chain's draws depend only on the seed and the chain's index: chain c uses
+the key ``fold_in(key, c)``, split into keys for its initial point, its warmup and its sampling,
+and sampling step u (counting thinned steps) uses ``fold_in(sampling key, u)``. So the same seed
+gives the same draws whatever the chain layout, chunk size or number of chains.
+
+Sampling runs in jitted chunks (``lax.scan`` over draws) so that a progress bar can report draws/s
+and acceptance between chunks; warmup draws are never returned.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from importlib.metadata import version
+from typing import Any, Literal
+
+import arviz as az
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from tempering.algorithms.base import Algorithm
+from tempering.errors import UserInputError
+from tempering.models.base import Model
+from tempering.run.output import build_inference_data, posterior_dataset
+from tempering.run.progress import sampling_progress
+
+ChainMethod = Literal["vmap", "sequential"]
+
+
+@dataclass
+class RunResult:
+    """What a run produced: the InferenceData, and the final state and parameters of each chain."""
+
+    idata: az.InferenceData
+    final_state: Any
+    params: Any
+
+
+def _as_key(key: int | jax.Array) -> tuple[jax.Array, Any]:
+    if isinstance(key, int | np.integer):
+        return jax.random.key(int(key)), int(key)
+    return key, np.asarray(jax.random.key_data(key)).tolist()
+
+
+def _initial_positions(model: Model, init_keys: jax.Array, init: Any, chains: int) -> jax.Array:
+    if init is None:
+        return jax.vmap(model.init_position)(init_keys)
+    positions = jnp.asarray(init, dtype=jnp.float64)
+    if positions.ndim == 1:
+        positions = jnp.broadcast_to(positions, (chains, positions.shape[0]))
+    if positions.shape != (chains, model.dim):
+        raise UserInputError(f"init: expected shape ({chains}, {model.dim}) or ({model.dim},), "
+                             f"got {tuple(positions.shape)}")
+    return positions
+
+
+def _versions() -> dict[str, str]:
+    names = ("tempering", "jax", "jaxlib", "blackjax", "arviz", "numpy", "xarray")
+    out = {}
+    for name in names:
+        try:
+            out[name] = version(name)
+        except Exception:  # noqa: BLE001 - an uninstalled package is just not recorded
+            out[name] = "unknown"
+    return out
+
+
+class _Compiled:
+    """The jitted, chain-batched warmup and chunk functions of one algorithm."""
+
+    def __init__(self, algorithm: Algorithm, thin: int):
+        self.algorithm = algorithm
+        self.thin = thin
+        self.init = jax.jit(jax.vmap(algorithm.init))
+        self.warmup = jax.jit(jax.vmap(algorithm.warmup, in_axes=(0, 0, 0, None)),
+                              static_argnums=3)
+        self.chunk = jax.jit(jax.vmap(self._chunk, in_axes=(0, 0, 0, None, None)),
+                             static_argnums=4)
+
+    def _chunk(self, key, state, params, start, length):
+        algorithm, thin = self.algorithm, self.thin
+
+        def one_draw(state, draw_index):
+            def one_step(carry, j):
+                state, cost = carry
+                step_key = jax.random.fold_in(key, draw_index * thin + j)
+                state, info = algorithm.step(step_key, state, params)
+                return (state, cost + info.cost), info
+
+            (state, cost), infos = jax.lax.scan(one_step, (state, jnp.zeros(())),
+                                                jnp.arange(thin))
+            last = jax.tree.map(lambda a: a[-1], infos)
+            record = {"position": algorithm.position(state), "lp": last.lp, "cost": cost,
+                      "acceptance_rate": jnp.mean(infos.acceptance_rate), **last.stats}
+            return state, record
+
+        return jax.lax.scan(one_draw, state, start + jnp.arange(length))
+
+
+def _batches(chains: int, chain_method: ChainMethod) -> list[slice]:
+    if chain_method == "vmap":
+        return [slice(0, chains)]
+    return [slice(c, c + 1) for c in range(chains)]
+
+
+def run_chains(model: Model, algorithm: Algorithm, *, key: int | jax.Array, draws: int = 1000,
+               chains: int = 4, warmup: int = 500, thin: int = 1, init: Any = None,
+               chain_method: ChainMethod = "vmap", chunk_size: int | None = None,
+               progress: bool = True, extra_attrs: dict[str, Any] | None = None) -> RunResult:
+    """Run ``chains`` chains of ``algorithm`` on ``model``.
+
+    Parameters
+    ----------
+    key
+        An integer seed or a JAX PRNG key.
+    draws, warmup, thin
+        Draws kept per chain, warmup steps per chain (discarded; adaptation happens here only),
+        and steps per kept draw.
+    init
+        Initial unconstrained positions, (chains, dim) or (dim,); default: ``model.init_position``.
+    chain_method
+        ``"vmap"`` (chains batched) or ``"sequential"`` (one chain at a time).
+    chunk_size
+        Draws per jitted chunk (default: about 20 progress updates).
+
+    Returns
+    -------
+    RunResult
+        ``idata`` (posterior, sample_stats, run attributes), final states and adapted parameters.
+    """
+    for name, value, low in (("draws", draws, 1), ("chains", chains, 1), ("warmup", warmup, 0),
+                             ("thin", thin, 1)):
+        if int(value) < low:
+            raise UserInputError(f"{name} must be at least {low} (got {value})")
+    if chain_method not in ("vmap", "sequential"):
+        raise UserInputError(f"chain_method must be vmap or sequential (got {chain_method!r})")
+    master, seed_record = _as_key(key)
+    chain_keys = jax.vmap(lambda c: jax.random.fold_in(master, c))(jnp.arange(chains))
+    init_keys, warm_keys, sample_keys = jnp.moveaxis(
+        jax.vmap(lambda k: jax.random.split(k, 3))(chain_keys), 1, 0)
+    positions = _initial_positions(model, init_keys, init, chains)
+    params = jax.tree.map(lambda p: jnp.broadcast_to(p, (chains, *jnp.shape(p))), algorithm.params)
+    compiled = _Compiled(algorithm, int(thin))
+    chunk = int(chunk_size or max(1, -(-draws // 20)))
+    batches = _batches(chains, chain_method)
+    take = lambda tree, s: jax.tree.map(lambda a: a[s], tree)
+
+    states, finals, param_out, records = [], [], [], []
+    warm_seconds = sample_seconds = 0.0
+    warm_cost = np.zeros(chains)
+    with sampling_progress(progress) as bar:
+        task = None
+        if bar is not None:
+            task = bar.add_task("sampling", total=draws * chains, rate="", accept="")
+        for batch in batches:
+            t0 = time.perf_counter()
+            state = compiled.init(init_keys[batch], positions[batch])
+            batch_params = take(params, batch)
+            if warmup > 0:
+                state, batch_params, cost = compiled.warmup(warm_keys[batch], state, batch_params,
+                                                            int(warmup))
+                warm_cost[batch] = np.asarray(cost)
+            jax.block_until_ready(state)
+            warm_seconds += time.perf_counter() - t0
+            t0 = time.perf_counter()
+            pieces, accept_sum, done = [], 0.0, 0
+            for start in range(0, draws, chunk):
+                length = min(chunk, draws - start)
+                state, record = compiled.chunk(sample_keys[batch], state, batch_params,
+                                               jnp.asarray(start), length)
+                record = jax.tree.map(np.asarray, record)
+                pieces.append(record)
+                done += length
+                accept_sum += float(np.sum(record["acceptance_rate"]))
+                if bar is not None:
+                    elapsed = time.perf_counter() - t0
+                    n_batch = batch.stop - batch.start
+                    bar.update(task, advance=length * n_batch,
+                               rate=f"{done * n_batch / max(elapsed, 1e-9):.0f} draws/s",
+                               accept=f"accept {accept_sum / (done * n_batch):.2f}")
+            sample_seconds += time.perf_counter() - t0
+            records.append(jax.tree.map(lambda *xs: np.concatenate(xs, axis=1), *pieces))
+            finals.append(state)
+            param_out.append(batch_params)
+            states.append(batch)
+    record = jax.tree.map(lambda *xs: np.concatenate(xs, axis=0), *records)
+    final_state = jax.tree.map(lambda *xs: jnp.concatenate(xs, axis=0), *finals)
+    final_params = jax.tree.map(lambda *xs: jnp.concatenate(xs, axis=0), *param_out)
+
+    theta = record.pop("position")
+    constrained = jax.jit(jax.vmap(jax.vmap(model.constrain)))(jnp.asarray(theta))
+    posterior = posterior_dataset(model, jax.tree.map(np.asarray, constrained))
+    attrs = {
+        "sampler": algorithm.name, "model": model.name, "model_options": model.options,
+        "sampler_options": algorithm.options, "model_attrs": model.attrs, "seed": seed_record,
+        "chains": chains, "draws": draws, "warmup": warmup, "thin": thin,
+        "chain_method": chain_method, "wall_seconds_warmup": warm_seconds,
+        "wall_seconds_sampling": sample_seconds, "cost_total": float(np.sum(record["cost"])),
+        "cost_warmup": float(np.sum(warm_cost)), "n_data": model.n_data, "alpha": model.alpha,
+        "tuned_params": jax.tree.map(lambda a: np.asarray(a).tolist(), final_params),
+        "versions": _versions(), "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        **(extra_attrs or {}),
+    }
+    idata = build_inference_data(posterior, record, attrs)
+    return RunResult(idata, final_state, final_params)
+
+
+def sample(model: Model, algorithm: Algorithm, *, key: int | jax.Array, draws: int = 1000,
+           chains: int = 4, warmup: int = 500, thin: int = 1, init: Any = None,
+           chain_method: ChainMethod = "vmap", chunk_size: int | None = None,
+           progress: bool = True) -> az.InferenceData:
+    """Sample ``model`` with ``algorithm``; see :func:`run_chains` for the arguments.
+
+    Returns
+    -------
+    arviz.InferenceData
+        ``posterior`` (constrained, named variables with dims ``chain``, ``draw``, ...),
+        ``sample_stats`` (``acceptance_rate``, ``cost`` per draw, ``lp`` and the algorithm's own
+        statistics) and run attributes (sampler, model, options, seed, wall seconds, cost totals,
+        package versions) on the ``posterior`` group.
+    """
+    return run_chains(model, algorithm, key=key, draws=draws, chains=chains, warmup=warmup,
+                      thin=thin, init=init, chain_method=chain_method, chunk_size=chunk_size,
+                      progress=progress).idata
