@@ -21,10 +21,25 @@ T = TypeVar("T", bound=BaseModel)
 SECTIONS = ("model", "sampler")
 
 
+_UNION_TAGS = {"str", "int", "float", "bool", "list", "dict", "none"}
+
+
+def _key_parts(loc: tuple) -> list[str]:
+    """A pydantic location without union-member tags (``constrained-float``, ``list[...]``)."""
+    return [str(part) for i, part in enumerate(loc) if i == 0 or isinstance(part, int)
+            or (part.isidentifier() and part not in _UNION_TAGS)]
+
+
 def first_error_line(err: ValidationError, prefix: str) -> str:
-    """One line naming the offending key and value of a pydantic error."""
-    first = err.errors()[0]
-    loc = ".".join(str(part) for part in first["loc"])
+    """One line naming the offending key and value of a pydantic error.
+
+    Of the errors on the first offending key, the deepest is reported: for a union such as
+    ``float | list[float]`` given a list, that is the bad list element, not "not a number".
+    """
+    errors = err.errors()
+    same_key = [e for e in errors if e["loc"][:1] == errors[0]["loc"][:1]]
+    first = max(same_key, key=lambda e: len(_key_parts(e["loc"])))
+    loc = ".".join(_key_parts(first["loc"]))
     key = f"{prefix}.{loc}" if loc else prefix
     message = first["msg"].removeprefix("Value error, ")
     if first["type"] == "extra_forbidden":

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
@@ -35,6 +36,17 @@ def run_and_save(model_name: str, sampler_name: str, config: dict, *, chains: in
     result = run_chains(model, algorithm, key=seed, draws=draws, chains=chains, warmup=warmup,
                         thin=thin, chain_method=chain_method, progress=progress)
     return save_run(result.idata, out)
+
+
+def json_ready(value):
+    """``value`` with every non-finite float replaced by ``None`` (JSON has no NaN or infinity)."""
+    if isinstance(value, dict):
+        return {k: json_ready(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [json_ready(v) for v in value]
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
 
 
 @app.command()
@@ -83,7 +95,7 @@ def summary(
 
     result = summarize(load_run(run))
     if as_json:
-        typer.echo(json.dumps(result, indent=2))
+        typer.echo(json.dumps(json_ready(result), indent=2, allow_nan=False))
     else:
         print_summary(result)
 

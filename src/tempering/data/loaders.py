@@ -63,12 +63,16 @@ def read_numeric_csv(spec: str | Path, *, header: bool | None = None) -> Numeric
     """
     path = resolve_data_path(str(spec))
     try:
-        with open(path, newline="", encoding="utf-8") as handle:
-            rows = [row for row in csv.reader(handle) if any(cell.strip() for cell in row)]
+        with open(path, newline="", encoding="utf-8-sig") as handle:
+            reader = csv.reader(handle)
+            # (line number in the file, cells): blank lines are skipped but still counted
+            numbered = [(reader.line_num, row) for row in reader
+                        if any(cell.strip() for cell in row)]
     except (OSError, UnicodeDecodeError, csv.Error) as err:
         raise UserInputError(f"{spec}: cannot be read as CSV text ({err})") from None
-    if not rows:
+    if not numbered:
         raise UserInputError(f"{spec}: the file is empty")
+    line_numbers, rows = zip(*numbered, strict=True)
     first = [cell.strip() for cell in rows[0]]
     has_header = header if header is not None else any(_parse(c) is None for c in first)
     columns = first if has_header else None
@@ -77,21 +81,20 @@ def read_numeric_csv(spec: str | Path, *, header: bool | None = None) -> Numeric
         raise UserInputError(f"{spec}: no data rows")
     width = len(first)
     values = np.empty((len(body), width))
-    offset = 2 if has_header else 1
+    body_lines = line_numbers[1:] if has_header else line_numbers
     for i, row in enumerate(body):
+        line = body_lines[i]
         if len(row) != width:
-            raise UserInputError(
-                f"{spec}: row {i + offset} has {len(row)} fields, expected {width}"
-            )
+            raise UserInputError(f"{spec}: row {line} has {len(row)} fields, expected {width}")
         for j, cell in enumerate(row):
             value = _parse(cell.strip())
             name = columns[j] if columns else str(j + 1)
             if value is None:
                 raise UserInputError(
-                    f"{spec}: row {i + offset}, column {name}: {cell.strip()!r} is not a number"
+                    f"{spec}: row {line}, column {name}: {cell.strip()!r} is not a number"
                 )
             if not math.isfinite(value):
                 raise UserInputError(
-                    f"{spec}: row {i + offset}, column {name}: {cell} is not finite")
+                    f"{spec}: row {line}, column {name}: {cell.strip()} is not finite")
             values[i, j] = value
     return NumericTable(columns, values)

@@ -70,12 +70,19 @@ def check_output_path(path: str | Path) -> Path:
     return path
 
 
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
 def save_run(idata: az.InferenceData, path: str | Path) -> Path:
     """Write ``idata`` to NetCDF atomically: a temporary file in the same directory, then rename."""
     path = check_output_path(path)
     handle, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     os.close(handle)
     try:
+        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes it 0600; a run file is an ordinary file
         idata.to_netcdf(tmp, engine="h5netcdf")
         os.replace(tmp, path)
     except BaseException:
@@ -90,9 +97,13 @@ def load_run(path: str | Path) -> az.InferenceData:
     if not path.is_file():
         raise UserInputError(f"run file not found: {path}")
     try:
-        return az.from_netcdf(path, engine="h5netcdf")
+        idata = az.from_netcdf(path, engine="h5netcdf")
     except (OSError, ValueError) as err:
         raise UserInputError(f"{path}: not a tempering run file ({err})") from None
+    missing = [group for group in ("posterior", "sample_stats") if group not in idata.groups()]
+    if missing:
+        raise UserInputError(f"{path}: not a tempering run file (no {' or '.join(missing)} group)")
+    return idata
 
 
 def run_attr(idata: az.InferenceData, name: str, default: Any = None) -> Any:

@@ -1,0 +1,118 @@
+"""The driver: chain layouts, keys, warmup exclusion, output groups and attributes, atomic files."""
+
+from __future__ import annotations
+
+import arviz as az
+import numpy as np
+import pytest
+
+from tempering import get_model, load_run, run_chains, sample, save_run
+from tempering.algorithms import get_sampler
+from tempering.errors import UserInputError
+
+
+@pytest.fixture(scope="module")
+def model():
+    return get_model("mvn_mean", n=60, dim=3, data_seed=1)
+
+
+# Fixed-parameter kernels: XLA's batched (vmap) and unbatched code agree bit for bit here.
+LAYOUT_CASES = {
+    "rwm": {"step_size": 0.1},
+    "hmc": {"step_size": 0.05, "num_steps": 5},
+    "nuts": {"adapt": False, "step_size": 0.1},
+    "slice": {"width": 0.5},
+}
+
+
+@pytest.mark.parametrize("name", list(LAYOUT_CASES))
+def test_vmap_and_sequential_give_identical_draws(model, name):
+    algorithm = get_sampler(name, model, **LAYOUT_CASES[name])
+    kwargs = dict(key=5, draws=40, chains=3, warmup=20, progress=False)
+    a = sample(model, algorithm, chain_method="vmap", **kwargs)
+    b = sample(model, algorithm, chain_method="sequential", chunk_size=7, **kwargs)
+    np.testing.assert_array_equal(a.posterior["theta"].values, b.posterior["theta"].values)
+    np.testing.assert_array_equal(a.sample_stats["cost"].values, b.sample_stats["cost"].values)
+
+
+def test_chain_draws_do_not_depend_on_number_of_chains_or_chunks(model):
+    algorithm = get_sampler("rwm", model)
+    two = sample(model, algorithm, key=9, draws=30, chains=2, warmup=10, progress=False)
+    four = sample(model, algorithm, key=9, draws=30, chains=4, warmup=10, chunk_size=4,
+                  progress=False)
+    np.testing.assert_array_equal(two.posterior["theta"].values,
+                                  four.posterior["theta"].values[:2])
+    other_seed = sample(model, algorithm, key=10, draws=30, chains=2, warmup=10, progress=False)
+    assert not np.array_equal(two.posterior["theta"].values, other_seed.posterior["theta"].values)
+
+
+def test_warmup_is_excluded_and_stats_and_attrs_are_recorded(model):
+    algorithm = get_sampler("hmc", model, step_size=0.05, num_steps=4)
+    result = run_chains(model, algorithm, key=1, draws=25, chains=2, warmup=15, progress=False)
+    idata = result.idata
+    assert idata.posterior["theta"].shape == (2, 25, 3)
+    for name in ("acceptance_rate", "cost", "lp", "diverging"):
+        assert idata.sample_stats[name].shape == (2, 25)
+    # HMC with L = 4 leapfrog steps on the full data: every draw costs exactly 4.
+    np.testing.assert_array_equal(idata.sample_stats["cost"].values, 4.0)
+    attrs = idata.posterior.attrs
+    assert attrs["sampler"] == "hmc" and attrs["model"] == "mvn_mean" and attrs["seed"] == 1
+    assert attrs["cost_total"] == pytest.approx(2 * 25 * 4)
+    assert attrs["cost_warmup"] == pytest.approx(2 * 15 * 4)
+    assert attrs["wall_seconds_sampling"] > 0 and attrs["wall_seconds_warmup"] > 0
+    assert "blackjax" in attrs["versions"]
+    # lp is the log posterior at the recorded draw.
+    theta = idata.posterior["theta"].values[1, 7]
+    assert float(idata.sample_stats["lp"].values[1, 7]) == pytest.approx(
+        float(model.log_density(theta)), rel=1e-10)
+
+
+def test_thinning_runs_thin_steps_per_draw(model):
+    algorithm = get_sampler("rwm", model)
+    idata = sample(model, algorithm, key=3, draws=10, chains=1, warmup=0, thin=3, progress=False)
+    np.testing.assert_array_equal(idata.sample_stats["cost"].values, 3.0)
+
+
+def test_save_is_atomic_and_round_trips(model, tmp_path):
+    idata = sample(model, get_sampler("rwm", model), key=2, draws=10, chains=2, warmup=5,
+                   progress=False)
+    path = save_run(idata, tmp_path / "run.nc")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["run.nc"]
+    loaded = load_run(path)
+    np.testing.assert_array_equal(loaded.posterior["theta"].values, idata.posterior["theta"].values)
+    assert set(loaded.groups()) >= {"posterior", "sample_stats"}
+    assert az.from_netcdf(path).posterior.attrs["sampler"] == "rwm"
+
+
+def test_failed_write_leaves_nothing(model, tmp_path, monkeypatch):
+    idata = sample(model, get_sampler("rwm", model), key=2, draws=5, chains=1, warmup=0,
+                   progress=False)
+
+    def explode(*args, **kwargs):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(az.InferenceData, "to_netcdf", explode)
+    with pytest.raises(OSError):
+        save_run(idata, tmp_path / "run.nc")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_bad_driver_arguments_are_user_errors(model, tmp_path):
+    algorithm = get_sampler("rwm", model)
+    with pytest.raises(UserInputError, match="draws"):
+        sample(model, algorithm, key=0, draws=0, progress=False)
+    with pytest.raises(UserInputError, match="init"):
+        sample(model, algorithm, key=0, draws=5, chains=2, init=np.zeros(4), progress=False)
+    with pytest.raises(UserInputError, match="output directory"):
+        save_run(None, tmp_path / "missing" / "run.nc")
+
+
+def test_numerical_trouble_is_a_rejection_not_a_crash():
+    """A GP with duplicated inputs and a tiny noise floor: proposals whose Cholesky fails are
+    rejected; the chain keeps finite log densities."""
+    model = get_model("gp_regression", n=30, dim=1, data_seed=3)
+    algorithm = get_sampler("rwm", model, step_size=3.0)
+    idata = sample(model, algorithm, key=4, draws=200, chains=1, warmup=0,
+                   init=np.array([0.0, 0.0, -1.0]), progress=False)
+    assert np.all(np.isfinite(idata.sample_stats["lp"].values))
+    assert float(idata.sample_stats["acceptance_rate"].mean()) < 0.5
