@@ -1,11 +1,11 @@
 """Geweke-style invariance tests (successive-conditional simulator, Geweke 2004) for every kernel.
 
-Model: θ ∈ R², θ ~ N(0, I); y_1..y_3 | θ ~ N(θ, I). One iteration draws θ with one step of the kernel
-under test targeting p(θ | y) (re-initialised, since its cached log density belongs to the old y),
-then a fresh y ~ p(y | θ). If the kernel leaves p(θ | y) invariant, the joint prior p(θ, y) is
-invariant, so θ's draws have mean 0 and second moment 1. Deliberately broken kernels (a proposal drift
-without its Hastings correction; a kernel targeting the tempered posterior) are caught by the same
-statistic.
+Model: θ ∈ R², θ ~ N(0, I); y_1..y_3 | θ ~ N(θ, I). One iteration draws θ with one step of the
+kernel under test targeting p(θ | y) (re-initialised, since its cached log density belongs to the
+old y), then a fresh y ~ p(y | θ). If the kernel leaves p(θ | y) invariant, the joint prior p(θ, y)
+is invariant, so θ's draws have mean 0 and second moment 1. Deliberately broken kernels (a proposal
+drift without its Hastings correction; a kernel targeting the tempered posterior) are caught by the
+same statistic.
 """
 
 from __future__ import annotations

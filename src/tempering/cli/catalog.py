@@ -53,7 +53,7 @@ def options_table(title: str, entries: dict[str, tuple[type[BaseModel], str]]) -
             default = "—" if field.default is PydanticUndefined else repr(field.default)
             lines.append(f"{key} = {default}  [{_annotation(field)}]")
         # escape: "[int > 0 | None]" would otherwise be read as rich markup and vanish
-        table.add_row(name, summary, "\n".join(lines))
+        table.add_row(escape(name), escape(summary), escape("\n".join(lines)))
     return table
 
 

@@ -8,6 +8,7 @@ sampling and per unit of cost (full-data-equivalent likelihood evaluations durin
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import arviz as az
@@ -38,7 +39,16 @@ def _scalar_series(posterior) -> dict[str, np.ndarray]:
 
 
 def _diagnostic(fn, values: np.ndarray, **kwargs) -> float:
-    return float(fn(values, **kwargs)) if values.shape[1] >= 4 else float("nan")
+    """An ArviZ diagnostic of a (chain, draw) array; NaN where it is undefined (under 4 draws).
+
+    With one chain, ArviZ warns that it cannot validate the shape; the value is still defined
+    (split-chain R-hat and ESS), so the warning is silenced rather than shown to the user.
+    """
+    if values.shape[1] < 4:
+        return float("nan")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        return float(fn(values, **kwargs))
 
 
 def summarize(idata: az.InferenceData) -> dict[str, Any]:

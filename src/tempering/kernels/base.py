@@ -27,6 +27,8 @@ import jax
 import jax.numpy as jnp
 from pydantic import BaseModel
 
+from tempering.errors import UserInputError
+
 Array = jax.Array
 LogDensity = Callable[[Array], Array]
 
@@ -87,8 +89,17 @@ class KernelSpec(NamedTuple):
     summary: str
 
 
-def as_vector(value: float | list[float], dim: int) -> Array:
-    """A scalar or length-``dim`` list as a float64 vector of length ``dim``."""
+def as_vector(value: float | list[float], dim: int, name: str) -> Array:
+    """A scalar or length-``dim`` list as a float64 vector of length ``dim``.
+
+    Raises
+    ------
+    UserInputError
+        A list whose length is not ``dim`` (``name`` is the option, for the message).
+    """
+    if isinstance(value, list) and len(value) not in (1, dim):
+        raise UserInputError(f"sampler.{name}: expected one value or {dim} (one per coordinate), "
+                             f"got {len(value)}")
     return jnp.broadcast_to(jnp.asarray(value, dtype=jnp.float64), (dim,))
 
 

@@ -46,7 +46,7 @@ def bind(options: RwmOptions, dim: int) -> BoundKernel:
             params["step_size"], num_steps, options.target_accept)
         return state, {"step_size": step_size}, n_evals
 
-    return BoundKernel(factory, {"step_size": as_vector(options.step_size, dim)},
+    return BoundKernel(factory, {"step_size": as_vector(options.step_size, dim, "step_size")},
                        warmup if options.adapt_step_size else None)
 
 

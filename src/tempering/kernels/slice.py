@@ -61,7 +61,7 @@ def bind(options: SliceOptions, dim: int) -> BoundKernel:
         return make(logdensity_fn, params["width"], options.max_steps, options.max_shrink,
                     options.reverse)
 
-    return BoundKernel(factory, {"width": as_vector(options.width, dim)}, None)
+    return BoundKernel(factory, {"width": as_vector(options.width, dim, "width")}, None)
 
 
 SPEC = KernelSpec("slice", SliceOptions, bind,

@@ -38,7 +38,7 @@ SIGMA_N_GAMMA = (2.0, 2.0)  # (shape a_n, rate b_n)
 class GpRegressionOptions(BaseModel):
     """Options of ``gp_regression``: a CSV file with a ``y`` column, or synthetic data."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", coerce_numbers_to_str=True)
 
     data: str | None = None
     kernel: Literal["ard", "iso"] = "ard"

@@ -30,7 +30,7 @@ LOG_2PI = float(np.log(2 * np.pi))
 class MvnMeanOptions(BaseModel):
     """Options of ``mvn_mean``: a data file, or synthetic data of size ``n`` × ``dim``."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", coerce_numbers_to_str=True)
 
     data: str | None = None
     cov: str | None = None
