@@ -73,11 +73,21 @@ class BoundKernel(NamedTuple):
     warmup
         ``None``, or the warmup-only adaptation
         (key, logdensity_fn, position, num_steps, params) ↦ (state, adapted params, n_evals).
+    make_reverse
+        For a kernel that is a composition S_1 ⋯ S_k of reversible updates (the coordinate slice
+        sweep), the factory of S_k ⋯ S_1, so that ``make`` and ``make_reverse`` are mutually
+        reversible (seed 002 Eq. 14) as tempered transitions need; ``None`` when the kernel is
+        reversible itself (RWM, HMC, NUTS), in which case ``make`` serves both ways.
     """
 
     make: Callable[[LogDensity, dict[str, Array]], Kernel]
     params: dict[str, Array]
     warmup: Callable[..., tuple[Any, dict[str, Array], Array]] | None
+    make_reverse: Callable[[LogDensity, dict[str, Array]], Kernel] | None = None
+
+    def reverse(self) -> Callable[[LogDensity, dict[str, Array]], Kernel]:
+        """The factory of the mutually reversible partner of ``make``."""
+        return self.make if self.make_reverse is None else self.make_reverse
 
 
 class KernelSpec(NamedTuple):

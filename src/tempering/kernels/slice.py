@@ -57,11 +57,15 @@ def make(logdensity_fn: LogDensity, width, max_steps: int = 10, max_shrink: int 
 
 
 def bind(options: SliceOptions, dim: int) -> BoundKernel:
-    def factory(logdensity_fn, params):
+    def factory(logdensity_fn, params, reverse=options.reverse):
         return make(logdensity_fn, params["width"], options.max_steps, options.max_shrink,
-                    options.reverse)
+                    reverse)
 
-    return BoundKernel(factory, {"width": as_vector(options.width, dim, "width")}, None)
+    def reverse_factory(logdensity_fn, params):
+        return factory(logdensity_fn, params, reverse=not options.reverse)
+
+    return BoundKernel(factory, {"width": as_vector(options.width, dim, "width")}, None,
+                       reverse_factory)
 
 
 SPEC = KernelSpec("slice", SliceOptions, bind,

@@ -1,5 +1,22 @@
-"""Rungs of a temperature or approximation ladder."""
+"""Rungs of a temperature or approximation ladder, and the schedules that place them."""
 
 from tempering.ladders.base import Ladder, Rung, power_ladder, target_rung
+from tempering.ladders.schedule import geometric_betas
+from tempering.ladders.tempering import (
+    TemperingLadder,
+    power_tempering_ladder,
+    subset_sizes,
+    subset_tempering_ladder,
+)
 
-__all__ = ["Ladder", "Rung", "power_ladder", "target_rung"]
+__all__ = [
+    "Ladder",
+    "Rung",
+    "TemperingLadder",
+    "geometric_betas",
+    "power_ladder",
+    "power_tempering_ladder",
+    "subset_sizes",
+    "subset_tempering_ladder",
+    "target_rung",
+]

@@ -1,0 +1,122 @@
+"""Tempered transitions (Neal 1996; seed 002 §4, Eqs. 14–15); over redrawn subsets, STT (seed 000).
+
+From the current state x̂_0 = x (level 0, the target): up transitions T̂_1..T̂_M, T̂_m leaving π_m
+invariant, give x̂_1..x̂_M; then x̌_M = x̂_M and down transitions Ť_M..Ť_1 give x̌_{M−1}..x̌_0, Ť_m
+the mutual reverse of T̂_m (Eq. 14: the same kernel when it is reversible, the reversed coordinate
+order for the slice sweep). The candidate x̌_0 is accepted with probability (Eq. 15)
+
+    min(1, Π_{m=1}^{M} π_m(x̂_{m−1}) / π_{m−1}(x̂_{m−1})
+           · Π_{m=1}^{M} π_{m−1}(x̌_{m−1}) / π_m(x̌_{m−1})),
+
+computed in log space, and every tempered transition is followed by an ordinary level-0 update
+(seed README errata: seed 000's Algorithm 2 prints a sum for this product and moves down at levels
+M−1..0; ``down_levels="printed"`` keeps those levels only to show, in the tests, that they are not
+exact). With a subset ladder whose view is redrawn every iteration — nested subsets X_M ⊂ … ⊂ X_1 ⊂
+X, the same subsets on the way up and down — this is STT.
+
+Evaluations per iteration: π_m(x̂_{m−1}) initialises T̂_m (levels 1..M), π_{m−1}(x̌_{m−1})
+initialises the next down transition or, at level 0, the candidate (levels M−1..0), plus the
+transitions themselves (levels 1..M twice, and the level-0 update).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal, NamedTuple
+
+import jax
+import jax.numpy as jnp
+
+from tempering.algorithms.base import Algorithm, AlgorithmInfo
+from tempering.algorithms.tempering_options import rung_slice, visit, warmup_rung
+from tempering.kernels.base import BoundKernel
+from tempering.ladders import TemperingLadder
+
+
+class TTState(NamedTuple):
+    current: Any  # inner state at level 0 (density of the target cached)
+    view: tuple  # subset indices kept between iterations (unused when redrawn)
+
+
+def tempered_transitions(ladder: TemperingLadder, bound: BoundKernel, params: Any, *, name: str,
+                         options: dict, inner_steps: int = 1,
+                         down_levels: Literal["neal", "printed"] = "neal") -> Algorithm:
+    """Build TT (power ladder) or STT (subset ladder with ``redraw=True``)."""
+    top = ladder.num_rungs - 1
+
+    def kernels(view, params):
+        rungs = ladder.rungs(view)
+        up = [bound.make(r.log_density, rung_slice(params, m)) for m, r in enumerate(rungs)]
+        down = [bound.reverse()(r.log_density, rung_slice(params, m))
+                for m, r in enumerate(rungs)]
+        return rungs, up, down
+
+    def init(key, position):
+        view = ladder.draw_view(key)
+        _, up, _ = kernels(view, params)
+        return TTState(up[0].init(position), view)
+
+    def excursion(keys, x, rungs, up, down):
+        """Up and down passes from x (level 0); returns candidate, log weight and cost."""
+        log_w, cost = jnp.zeros(()), jnp.zeros(())
+        for m in range(1, top + 1):
+            below = x.logdensity  # π_{m−1}(x̂_{m−1})
+            x = up[m].init(x.position)  # π_m(x̂_{m−1})
+            log_w = log_w + x.logdensity - below
+            x, n_evals, _ = visit(up[m], keys[m - 1], x, inner_steps)
+            cost = cost + rungs[m].cost * (1.0 + n_evals)
+        if down_levels == "neal":
+            for m in range(top, 0, -1):
+                x, n_evals, _ = visit(down[m], keys[top + m - 1], x, inner_steps)
+                above = x.logdensity  # π_m(x̌_{m−1})
+                x = up[m - 1].init(x.position)  # π_{m−1}(x̌_{m−1})
+                log_w = log_w + x.logdensity - above
+                cost = cost + rungs[m].cost * n_evals + rungs[m - 1].cost
+        else:  # seed 000 Algorithm 2 as printed: down transitions at levels M−1..0
+            for m in range(top - 1, -1, -1):
+                x = up[m].init(x.position)
+                x, n_evals, _ = visit(down[m], keys[top + m], x, inner_steps)
+                above = up[m + 1].init(x.position).logdensity
+                log_w = log_w + x.logdensity - above
+                cost = cost + rungs[m].cost * (1.0 + n_evals) + rungs[m + 1].cost
+        return x, log_w, cost
+
+    def step(key, state, params):
+        k_view, k_moves, k_accept, k_level0 = jax.random.split(key, 4)
+        view = ladder.draw_view(k_view) if ladder.redraw else state.view
+        rungs, up, down = kernels(view, params)
+        candidate, log_w, cost = excursion(jax.random.split(k_moves, 2 * top), state.current,
+                                           rungs, up, down)
+        accepted = jnp.log(jax.random.uniform(k_accept)) < log_w
+        current = jax.tree.map(lambda a, b: jnp.where(accepted, a, b), candidate, state.current)
+        current, n_evals, accept0 = visit(up[0], k_level0, current, inner_steps)
+        prob = jnp.where(jnp.isnan(log_w), 0.0, jnp.minimum(1.0, jnp.exp(log_w)))
+        stats = {"tt_accept_prob": prob, "tt_accepted": accepted}
+        info = AlgorithmInfo(accept0, cost + n_evals * rungs[0].cost, current.logdensity, stats)
+        return TTState(current, state.view), info
+
+    def warmup(key, state, params, num_steps):
+        if bound.warmup is None:
+            def body(carry, k):
+                state, cost = carry
+                state, info = step(k, state, params)
+                return (state, cost + info.cost), None
+
+            (state, cost), _ = jax.lax.scan(body, (state, jnp.zeros(())),
+                                            jax.random.split(key, num_steps))
+            return state, params, cost
+        k_view, k_adapt = jax.random.split(key)
+        rungs = ladder.rungs(ladder.draw_view(k_view) if ladder.redraw else state.view)
+        tuned, cost, current = [], jnp.zeros(()), state.current
+        for m, k in enumerate(jax.random.split(k_adapt, top + 1)):
+            start = bound.make(rungs[m].log_density, rung_slice(params, m)).init(
+                state.current.position)
+            adapted, p, n_evals = warmup_rung(bound, k, rungs[m].log_density, start,
+                                              rung_slice(params, m), num_steps)
+            tuned.append(p)
+            cost = cost + (1.0 + n_evals) * rungs[m].cost
+            if m == 0:
+                current = adapted
+        params = jax.tree.map(lambda *ps: jnp.stack(ps), *tuned)
+        return TTState(current, state.view), params, cost
+
+    return Algorithm(name, init, warmup, step, lambda s: s.current.position, params, options)

@@ -1,0 +1,109 @@
+"""Ladders for tempering algorithms: the powered likelihood, and subsets of the data (seed 000 §3).
+
+A :class:`TemperingLadder` turns a *view* — the subset indices in force — into rungs:
+
+- ``power``: h_m(θ) = log p(θ) + β_m log p(X | θ) on all data; no view; every rung costs 1.
+- ``subset``: h_m(θ) = log p(θ) + log p(X_m | θ) (seed 000 Eq. 9) with N_m = round(β_m N) points
+  (N_0 = N: rung 0 is the target); a rung costs (N_m / N)^α (Eq. 10). Subsets are ``nested``
+  (X_M ⊂ … ⊂ X_1 ⊂ X: the first N_m entries of one random permutation, the paper's choice) or
+  ``independent`` (each X_m its own draw without replacement, the paper's other option).
+  ``redraw=False`` keeps the subsets drawn when a chain starts (SPT); ``redraw=True`` draws them
+  anew every iteration, independently of the state (STT; a mixture of valid kernels, so exact).
+
+Views have static sizes, so rung m's data view is a gather of N_m rows and its likelihood costs
+what it should; rungs are unrolled in Python, one kernel per rung.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Literal, NamedTuple
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from tempering.ladders.base import Ladder, Rung, power_ladder
+from tempering.models.base import Model, finite_or_neg_inf
+
+View = tuple[jax.Array, ...]
+
+
+class TemperingLadder(NamedTuple):
+    """Rungs built from a view, with their costs.
+
+    Attributes
+    ----------
+    kind
+        ``"power"`` or ``"subset"``.
+    betas
+        β_0 = 1 > β_1 > … > β_M.
+    sizes
+        Data points per rung (N_m; all N for the power ladder).
+    costs
+        Full-data-equivalent cost of one evaluation on each rung.
+    redraw
+        Whether the view is drawn anew every iteration (STT) or once per chain (SPT).
+    draw_view
+        PRNG key ↦ view.
+    rungs
+        view ↦ tuple of :class:`~tempering.ladders.base.Rung`, rung 0 the target.
+    """
+
+    kind: str
+    betas: tuple[float, ...]
+    sizes: tuple[int, ...]
+    costs: tuple[float, ...]
+    redraw: bool
+    draw_view: Callable[[jax.Array], View]
+    rungs: Callable[[View], Ladder]
+
+    @property
+    def num_rungs(self) -> int:
+        return len(self.betas)
+
+
+def power_tempering_ladder(model: Model, betas: np.ndarray) -> TemperingLadder:
+    """The powered-likelihood ladder (no view; the rungs are fixed)."""
+    rungs = power_ladder(model, [float(b) for b in betas])
+    n = model.n_data
+    return TemperingLadder("power", tuple(float(b) for b in betas), (n,) * len(betas),
+                           (1.0,) * len(betas), False, lambda key: (), lambda view: rungs)
+
+
+def subset_sizes(betas: np.ndarray, n: int) -> tuple[int, ...]:
+    """N_m = round(β_m N), at least 1; N_0 = N."""
+    return tuple(max(1, int(round(float(b) * n))) for b in betas)
+
+
+def subset_tempering_ladder(model: Model, betas: np.ndarray, *,
+                            subsets: Literal["nested", "independent"] = "nested",
+                            redraw: bool = False) -> TemperingLadder:
+    """Rungs on subsets of the data: nested or independent, fixed per chain or redrawn."""
+    n = model.n_data
+    sizes = subset_sizes(betas, n)
+    costs = tuple((size / n) ** model.alpha for size in sizes)
+
+    def draw_view(key):
+        if subsets == "nested":
+            perm = jax.random.permutation(key, n)
+            return tuple(perm[:size] for size in sizes[1:])
+        keys = jax.random.split(key, len(sizes) - 1)
+        return tuple(jax.random.permutation(k, n)[:size] for k, size in zip(keys, sizes[1:],
+                                                                             strict=True))
+
+    def rungs(view):
+        def rung(indices, cost, beta):
+            data = jax.tree.map(lambda a: jnp.take(a, indices, axis=0), model.data)
+
+            def log_density(theta):
+                return finite_or_neg_inf(model.log_prior(theta) + model.log_lik(theta, data))
+
+            return Rung(log_density, cost, beta)
+
+        target = Rung(model.log_density, 1.0, 1.0)
+        return (target, *(rung(idx, c, float(b))
+                          for idx, c, b in zip(view, costs[1:], betas[1:], strict=True)))
+
+    return TemperingLadder("subset", tuple(float(b) for b in betas), sizes, costs, redraw,
+                           draw_view, rungs)
