@@ -360,7 +360,7 @@ def test_models_lists_names_options_defaults(capsys, monkeypatch):
     monkeypatch.setenv("COLUMNS", "200")
     code, out, err = run_cli(["models"], capsys)
     assert code == 0, err
-    assert set(MODELS) == {"mvn_mean", "gp_regression"}
+    assert set(MODELS) == {"mvn_mean", "gp_regression", "mixture"}
     for name, entry in MODELS.items():
         assert name in out
         for line in _option_lines(entry.options):
@@ -375,7 +375,7 @@ def test_samplers_lists_names_options_defaults(capsys, monkeypatch):
     monkeypatch.setenv("COLUMNS", "200")
     code, out, err = run_cli(["samplers"], capsys)
     assert code == 0, err
-    assert {"rwm", "hmc", "nuts", "slice"} <= set(SAMPLERS)
+    assert {"rwm", "hmc", "nuts", "slice", "pt", "spt", "tt", "stt"} <= set(SAMPLERS)
     for name, entry in SAMPLERS.items():
         assert name in out
         for line in _option_lines(entry.options):

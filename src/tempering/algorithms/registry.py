@@ -78,7 +78,8 @@ def _register_tempering() -> None:
         ("tt", TTOptions, "tempered transitions, powered likelihood (Neal 1996; seed 002 §4)"),
         ("stt", STTOptions, "subsampled tempered transitions, subsets redrawn (seed 000)"),
     ):
-        SAMPLERS[name] = SamplerEntry(options, build(name), summary)
+        SAMPLERS[name] = SamplerEntry(options, build(name),
+                                      f"{summary}; also takes the inner kernel's options")
 
 
 _register_tempering()

@@ -33,4 +33,10 @@ def print_summary(summary: dict[str, Any], console: Console | None = None) -> No
         f"wall seconds: warmup {wall['warmup']:.1f}, sampling {wall['sampling']:.1f}   "
         f"cost (full-data evaluations) {summary['cost_total']:.0f}\n"
         f"ESS/s {summary['ess_per_second']:.3g}   ESS per 1000 cost "
-        f"{1000 * summary['ess_per_cost']:.3g}")
+        f"{1000 * summary['ess_per_cost']:.3g}   cost per draw {summary['cost_per_draw']:.3g}")
+    if "swap_rate" in summary:
+        rates = " ".join("—" if r is None else f"{r:.2f}" for r in summary["swap_rate"])
+        console.print(f"swap acceptance by pair (0-1, 1-2, ...): {rates}   "
+                      f"round trips {summary['round_trips']}")
+    if "tt_accept_rate" in summary:
+        console.print(f"tempered-transition acceptance {summary['tt_accept_rate']:.3f}")

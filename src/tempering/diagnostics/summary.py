@@ -51,13 +51,33 @@ def _diagnostic(fn, values: np.ndarray, **kwargs) -> float:
         return float(fn(values, **kwargs))
 
 
+def tempering_stats(stats) -> dict[str, Any]:
+    """Swap rates per adjacent pair and round trips (PT family), or the tempered-transition
+    acceptance rate (TT family); empty for other samplers.
+
+    A pair's swap rate is its summed acceptance probability over the iterations that proposed it
+    (with the ``deo`` scheme each pair is proposed every other iteration).
+    """
+    out: dict[str, Any] = {}
+    if "swap_accept_prob" in stats:
+        prob = np.asarray(stats["swap_accept_prob"].values)
+        proposed = np.asarray(stats["swap_proposed"].values)
+        counts = proposed.sum(axis=(0, 1))
+        out["swap_rate"] = [float(p) if c else None for p, c in
+                            zip(prob.sum(axis=(0, 1)) / np.maximum(counts, 1), counts, strict=True)]
+        out["round_trips"] = int(np.asarray(stats["round_trips"].values)[:, -1].sum())
+    if "tt_accept_prob" in stats:
+        out["tt_accept_rate"] = float(np.mean(stats["tt_accept_prob"].values))
+    return out
+
+
 def summarize(idata: az.InferenceData) -> dict[str, Any]:
     """The summary as one JSON-ready dict.
 
     Keys: ``params`` (name → mean, sd, ess_bulk, ess_tail, rhat, mcse_mean, rhat_gr, ess_gr),
     ``rhat_max``, ``ess_bulk_min``, ``ess_bulk_median``, ``wall_seconds`` (warmup, sampling, total),
     ``cost_total``, ``ess_per_second``, ``ess_per_cost``, plus ``sampler``, ``model``, ``chains``,
-    ``draws``.
+    ``draws``, ``cost_per_draw`` and, for tempering samplers, :func:`tempering_stats`.
     """
     params = {}
     for name, values in _scalar_series(idata.posterior).items():
@@ -92,4 +112,6 @@ def summarize(idata: az.InferenceData) -> dict[str, Any]:
         "cost_total": cost,
         "ess_per_second": float(ess_per_second(ess_min, samp)),
         "ess_per_cost": float(ess_per_cost(ess_min, cost)),
+        "cost_per_draw": float(np.mean(idata.sample_stats["cost"].values)),
+        **tempering_stats(idata.sample_stats),
     }
