@@ -134,3 +134,17 @@ def demo(
                         seed=seed, chain_method="vmap", thin=1, out=out, progress=progress)
     print_summary(summarize(load_run(path)))
     typer.echo(f"run file: {path.resolve()}")
+
+
+@app.command()
+def reproduce(
+    experiment: Annotated[str, typer.Argument(help="Which paper: vdm2014.")],
+    quick: Annotated[bool, typer.Option(help="Smaller settings that finish in minutes.")] = False,
+    out: Annotated[Path, typer.Option(help="Directory for tables, CSV and plots.")] =
+    Path("reproductions"),
+) -> None:
+    """Reproduce a seed paper's tables and figures beside the published numbers."""
+    from tempering.experiments import get_experiment, prepare_out
+
+    run = get_experiment(experiment)
+    run(quick=quick, out=prepare_out(out))
