@@ -60,6 +60,7 @@ def test_warmup_is_excluded_and_stats_and_attrs_are_recorded(model):
     assert attrs["cost_total"] == pytest.approx(2 * 25 * 4)
     assert attrs["cost_warmup"] == pytest.approx(2 * 15 * 4)
     assert attrs["wall_seconds_sampling"] > 0 and attrs["wall_seconds_warmup"] > 0
+    assert attrs["wall_seconds_compile"] > 0  # compilation is timed apart from sampling
     assert "blackjax" in attrs["versions"]
     # lp is the log posterior at the recorded draw.
     theta = idata.posterior["theta"].values[1, 7]

@@ -21,6 +21,7 @@ from collections.abc import Callable
 from typing import Any, NamedTuple
 
 import jax
+import jax.numpy as jnp
 
 Array = jax.Array
 
@@ -44,3 +45,18 @@ class Algorithm(NamedTuple):
     position: Callable[[Any], Array]
     params: Any
     options: dict[str, Any]
+
+
+def run_steps(step: Callable, key: Array, state: Any, params: Any,
+              num_steps: int) -> tuple[Any, Array]:
+    """``num_steps`` steps of an algorithm with fixed ``params`` (warmup without adaptation);
+    returns the last state and the summed cost."""
+
+    def body(carry, step_key):
+        state, cost = carry
+        state, info = step(step_key, state, params)
+        return (state, cost + info.cost), None
+
+    (state, cost), _ = jax.lax.scan(body, (state, jnp.zeros(())),
+                                    jax.random.split(key, num_steps))
+    return state, cost

@@ -29,7 +29,7 @@ from typing import Any, NamedTuple
 import jax
 import jax.numpy as jnp
 
-from tempering.algorithms.base import Algorithm, AlgorithmInfo
+from tempering.algorithms.base import Algorithm, AlgorithmInfo, run_steps
 from tempering.algorithms.tempering_options import rung_slice, visit, warmup_rung
 from tempering.kernels.base import BoundKernel
 from tempering.ladders import TemperingLadder
@@ -143,13 +143,7 @@ def parallel_tempering(ladder: TemperingLadder, bound: BoundKernel, params: Any,
 
     def warmup(key, state, params, num_steps):
         if bound.warmup is None:
-            def body(carry, k):
-                state, cost = carry
-                state, info = step(k, state, params)
-                return (state, cost + info.cost), None
-
-            (state, cost), _ = jax.lax.scan(body, (state, jnp.zeros(())),
-                                            jax.random.split(key, num_steps))
+            state, cost = run_steps(step, key, state, params, num_steps)
             return state, params, cost
         rungs = ladder.rungs(state.view)
         replicas, tuned, cost = [], [], jnp.zeros(())

@@ -26,7 +26,7 @@ from typing import Any, Literal, NamedTuple
 import jax
 import jax.numpy as jnp
 
-from tempering.algorithms.base import Algorithm, AlgorithmInfo
+from tempering.algorithms.base import Algorithm, AlgorithmInfo, run_steps
 from tempering.algorithms.tempering_options import rung_slice, visit, warmup_rung
 from tempering.kernels.base import BoundKernel
 from tempering.ladders import TemperingLadder
@@ -96,13 +96,7 @@ def tempered_transitions(ladder: TemperingLadder, bound: BoundKernel, params: An
 
     def warmup(key, state, params, num_steps):
         if bound.warmup is None:
-            def body(carry, k):
-                state, cost = carry
-                state, info = step(k, state, params)
-                return (state, cost + info.cost), None
-
-            (state, cost), _ = jax.lax.scan(body, (state, jnp.zeros(())),
-                                            jax.random.split(key, num_steps))
+            state, cost = run_steps(step, key, state, params, num_steps)
             return state, params, cost
         k_view, k_adapt = jax.random.split(key)
         rungs = ladder.rungs(ladder.draw_view(k_view) if ladder.redraw else state.view)

@@ -118,22 +118,18 @@ def samplers() -> None:
 
 @app.command()
 def demo(
-    out: Annotated[Path, typer.Option(help="Run file to write.")] = Path("demo.nc"),
+    out: Annotated[Path, typer.Option(help="Directory for the run files.")] = Path("demo-run"),
     draws: Annotated[int, typer.Option(help="Draws per chain.")] = 1000,
     seed: Annotated[int, typer.Option(help="PRNG seed.")] = 0,
     progress: Annotated[bool, typer.Option(help="Show a progress bar.")] = True,
 ) -> None:
-    """GP hyperparameters of the bundled mcycle data: NUTS, 4 chains; prints the summary."""
-    from tempering.cli.render import print_summary
-    from tempering.diagnostics import summarize
-    from tempering.run.output import load_run
+    """GP hyperparameters of the bundled mcycle data: NUTS against STT, 4 chains each."""
+    from tempering.cli.demo import run_demo
+    from tempering.run.output import check_output_path
 
-    typer.echo("GP regression on the mcycle data (133 points, accel ~ times), NUTS, 4 chains")
-    settings = {"model": {"data": "mcycle"}, "sampler": {}}
-    path = run_and_save("gp_regression", "nuts", settings, chains=4, draws=draws, warmup=500,
-                        seed=seed, chain_method="vmap", thin=1, out=out, progress=progress)
-    print_summary(summarize(load_run(path)))
-    typer.echo(f"run file: {path.resolve()}")
+    if not out.is_dir():
+        check_output_path(out)  # its parent must exist; the directory itself is created
+    run_demo(out, draws, seed, progress)
 
 
 @app.command()
