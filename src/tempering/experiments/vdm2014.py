@@ -29,6 +29,13 @@ import numpy as np
 
 from tempering.algorithms.cost_model import paper_cost_ratios, pt_iteration_costs, tt_iteration_cost
 from tempering.experiments import vdm2014_paper as paper
+from tempering.experiments.vdm2014_plots import (
+    ALL_SAMPLERS,
+    TEMPERING,
+    plot_ess_vs_n,
+    plot_rhat,
+    plot_walltime,
+)
 from tempering.experiments.vdm2014_runs import (
     HMC_STEPS,
     RunRecord,
@@ -36,9 +43,6 @@ from tempering.experiments.vdm2014_runs import (
     rhat_trace,
     timed_run,
 )
-
-TEMPERING = ("stt", "tt", "spt", "pt")
-ALL_SAMPLERS = ("base", *TEMPERING)
 
 
 @dataclass(frozen=True)
@@ -235,37 +239,6 @@ def rankings(rows: Sequence[dict], key: str) -> dict[tuple, list[str]]:
     return out
 
 
-# --------------------------------------------------------------------------- plots
-
-def _plt():
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
-
-
-def plot_walltime(rows: Sequence[dict], path: Path) -> Path:
-    """Fig. 1: wall seconds per draw (one chain, compilation excluded) against N, per model."""
-    plt = _plt()
-    models = sorted({r["model"] for r in rows})
-    fig, axes = plt.subplots(1, len(models), figsize=(5 * len(models), 4), squeeze=False)
-    for ax, model in zip(axes[0], models, strict=True):
-        for s in ALL_SAMPLERS:
-            pts = sorted((r["N"], r["seconds_per_draw"]) for r in rows
-                         if r["model"] == model and r["sampler"] == s)
-            if pts:
-                ax.plot(*zip(*pts, strict=True), marker="o", label="HMC" if s == "base"
-                        else s.upper())
-        ax.set(xscale="log", yscale="log", xlabel="N", ylabel="seconds per draw", title=model)
-        ax.legend()
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
-    return path
-
-
 def rhat_rows(runner: Runner, n: int, dim: int, inner: str = "hmc") -> list[dict]:
     """Fig. 2 rows: median R-hat (Eq. 7) after each chunk, for every sampler (GP, §4.5)."""
     rows = []
@@ -274,24 +247,6 @@ def rhat_rows(runner: Runner, n: int, dim: int, inner: str = "hmc") -> list[dict
             rows.append({"sampler": "HMC" if s == "base" else s.upper(), "N": n,
                          "theta_dim": dim, "draws": draws, "seconds": secs, "median_rhat": rhat})
     return rows
-
-
-def plot_rhat(rows: Sequence[dict], path: Path) -> Path:
-    """Fig. 2: median R-hat against draws (left) and wall seconds (right); dashed line at 1.1."""
-    plt = _plt()
-    fig, axes = plt.subplots(1, 2, figsize=(10, 4))
-    for s in dict.fromkeys(r["sampler"] for r in rows):
-        rs = [r for r in rows if r["sampler"] == s]
-        axes[0].plot([r["draws"] for r in rs], [r["median_rhat"] for r in rs], label=s)
-        axes[1].plot([r["seconds"] for r in rs], [r["median_rhat"] for r in rs], label=s)
-    for ax, xlabel in zip(axes, ("draws per chain", "wall seconds per chain"), strict=True):
-        ax.axhline(1.1, ls="--", color="k")
-        ax.set(xscale="log", yscale="log", xlabel=xlabel, ylabel="median R-hat")
-        ax.legend()
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
-    return path
 
 
 def ess_vs_n_rows(runner: Runner, panel: str, model: str, ns: Iterable[int], dim: int,
@@ -305,26 +260,6 @@ def ess_vs_n_rows(runner: Runner, panel: str, model: str, ns: Iterable[int], dim
                          "theta_dim": dim, "sampler": s, "ess_per_s": eff["ess_per_s"],
                          "rhat_eq7": eff["rhat_eq7"], "arviz_ess": eff["arviz_ess"]})
     return rows
-
-
-def plot_ess_vs_n(rows: Sequence[dict], path: Path) -> Path:
-    """Fig. 3: median ESS per second against N, one panel per (model, inner, |θ|)."""
-    plt = _plt()
-    panels = list(dict.fromkeys(r["panel"] for r in rows))
-    fig, axes = plt.subplots(1, len(panels), figsize=(5 * len(panels), 4), squeeze=False)
-    for ax, panel in zip(axes[0], panels, strict=True):
-        for s in ALL_SAMPLERS:
-            pts = sorted((r["N"], r["ess_per_s"]) for r in rows
-                         if r["panel"] == panel and r["sampler"] == s)
-            if pts:
-                ax.plot(*zip(*pts, strict=True), marker="o",
-                        label="inner" if s == "base" else s.upper())
-        ax.set(xscale="log", yscale="log", xlabel="N", ylabel="median ESS / s", title=panel)
-        ax.legend()
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
-    return path
 
 
 # --------------------------------------------------------------------------- README and run
@@ -428,8 +363,8 @@ Total wall time of this run: {wall / 60:.1f} min (2 shared CPU cores).
 - ESS/s divides by the wall time of one chain's sampling (all draws, both halves; the mean over the
   three chains, which run one after another — "averaged over chains", §2.4). **JAX compilation is
   excluded**: the chunk function is compiled ahead of time and its compile time is reported
-  separately (`compile_seconds`); we do not use the driver's `wall_seconds_sampling`, which
-  includes the first chunk's compilation.
+  separately (`compile_seconds`), as the driver's `wall_seconds_sampling` also does; the runner
+  times each chain on its own, one after another.
 - `ess_per_cost` divides the ESS by the counted likelihood work of one chain (full-data
   evaluations), which does not depend on the hardware.
 - Predicted cost ratios come from `tempering.algorithms.cost_model` with the ladder's actual rung
