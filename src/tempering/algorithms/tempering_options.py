@@ -19,12 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, PositiveInt
 
 from tempering.config import validate_options
 from tempering.kernels import KERNELS
-from tempering.kernels.base import (
-    BoundKernel,
-    Kernel,
-    StepInfo,  # noqa: F401  (re-exported for algorithms)
-    run_kernel,
-)
+from tempering.kernels.base import BoundKernel, Kernel, run_kernel
 
 
 class TemperingOptions(BaseModel):
