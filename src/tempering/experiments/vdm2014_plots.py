@@ -18,24 +18,34 @@ def _plt():
     return plt
 
 
-def plot_walltime(rows: Sequence[dict], path: Path) -> Path:
-    """Fig. 1: wall seconds per draw (one chain, compilation excluded) against N, per model."""
-    plt = _plt()
-    models = sorted({r["model"] for r in rows})
-    fig, axes = plt.subplots(1, len(models), figsize=(5 * len(models), 4), squeeze=False)
-    for ax, model in zip(axes[0], models, strict=True):
-        for s in ALL_SAMPLERS:
-            pts = sorted((r["N"], r["seconds_per_draw"]) for r in rows
-                         if r["model"] == model and r["sampler"] == s)
-            if pts:
-                ax.plot(*zip(*pts, strict=True), marker="o", label="HMC" if s == "base"
-                        else s.upper())
-        ax.set(xscale="log", yscale="log", xlabel="N", ylabel="seconds per draw", title=model)
-        ax.legend()
+def _save(plt, fig, path: Path) -> Path:
     fig.tight_layout()
     fig.savefig(path, dpi=100)
     plt.close(fig)
     return path
+
+
+def _panels_against_n(rows: Sequence[dict], path: Path, group: str, value: str, ylabel: str,
+                      base_label: str) -> Path:
+    """One log–log panel per value of ``rows[group]``, one line per sampler: ``value`` against N."""
+    plt = _plt()
+    groups = list(dict.fromkeys(r[group] for r in rows))
+    fig, axes = plt.subplots(1, len(groups), figsize=(5 * len(groups), 4), squeeze=False)
+    for ax, name in zip(axes[0], groups, strict=True):
+        for s in ALL_SAMPLERS:
+            pts = sorted((r["N"], r[value]) for r in rows if r[group] == name and r["sampler"] == s)
+            if pts:
+                ax.plot(*zip(*pts, strict=True), marker="o",
+                        label=base_label if s == "base" else s.upper())
+        ax.set(xscale="log", yscale="log", xlabel="N", ylabel=ylabel, title=name)
+        ax.legend()
+    return _save(plt, fig, path)
+
+
+def plot_walltime(rows: Sequence[dict], path: Path) -> Path:
+    """Fig. 1: wall seconds per draw (one chain, compilation excluded) against N, per model."""
+    return _panels_against_n(sorted(rows, key=lambda r: r["model"]), path, "model",
+                             "seconds_per_draw", "seconds per draw", "HMC")
 
 
 def plot_rhat(rows: Sequence[dict], path: Path) -> Path:
@@ -50,27 +60,9 @@ def plot_rhat(rows: Sequence[dict], path: Path) -> Path:
         ax.axhline(1.1, ls="--", color="k")
         ax.set(xscale="log", yscale="log", xlabel=xlabel, ylabel="median R-hat")
         ax.legend()
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
-    return path
+    return _save(plt, fig, path)
 
 
 def plot_ess_vs_n(rows: Sequence[dict], path: Path) -> Path:
     """Fig. 3: median ESS per second against N, one panel per (model, inner, |θ|)."""
-    plt = _plt()
-    panels = list(dict.fromkeys(r["panel"] for r in rows))
-    fig, axes = plt.subplots(1, len(panels), figsize=(5 * len(panels), 4), squeeze=False)
-    for ax, panel in zip(axes[0], panels, strict=True):
-        for s in ALL_SAMPLERS:
-            pts = sorted((r["N"], r["ess_per_s"]) for r in rows
-                         if r["panel"] == panel and r["sampler"] == s)
-            if pts:
-                ax.plot(*zip(*pts, strict=True), marker="o",
-                        label="inner" if s == "base" else s.upper())
-        ax.set(xscale="log", yscale="log", xlabel="N", ylabel="median ESS / s", title=panel)
-        ax.legend()
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
-    return path
+    return _panels_against_n(rows, path, "panel", "ess_per_s", "median ESS / s", "inner")
