@@ -1,8 +1,10 @@
-"""Covariance functions.
+"""Covariance functions (noise-free K; the caller adds the residual variance).
 
-Seed 000 Eq. 21: the squared-exponential ARD kernel
-    κ(x, x′) = σ_f² exp{ −Σ_d (x_d − x′_d)² / (2 ℓ_d²) }.
-(Seed 002's form, c² + η² exp(−‖x − x′‖²/ρ²), arrives with the approximation work.)
+- Seed 000 Eq. 21, squared-exponential ARD:
+      κ(x, x′) = σ_f² exp{ −Σ_d (x_d − x′_d)² / (2 ℓ_d²) }.
+- Seed 002 Eqs. 23–24, squared exponential with a constant (isotropic ρ or ARD ρ_k):
+      K(x, x′) = c² + η² exp{ −Σ_k (x_k − x′_k)² / ρ_k² }.
+  Note the missing ½: ρ = √2 ℓ.
 """
 
 from __future__ import annotations
@@ -22,3 +24,9 @@ def scaled_sq_dist(x1: jax.Array, x2: jax.Array, lengthscale: jax.Array) -> jax.
 def se_ard(x1: jax.Array, x2: jax.Array, lengthscale: jax.Array, sigma_f: jax.Array) -> jax.Array:
     """Squared-exponential ARD covariance matrix K(x1, x2) (seed 000 Eq. 21)."""
     return sigma_f**2 * jnp.exp(-0.5 * scaled_sq_dist(x1, x2, lengthscale))
+
+
+def se_const(x1: jax.Array, x2: jax.Array, rho: jax.Array, eta: jax.Array,
+             c: float) -> jax.Array:
+    """c² + η² exp(−Σ_k (x1_k − x2_k)² / ρ_k²) (seed 002 Eq. 23 for scalar ρ, Eq. 24 for (p,))."""
+    return c**2 + eta**2 * jnp.exp(-scaled_sq_dist(x1, x2, rho))

@@ -73,6 +73,10 @@ class Model:
         The validated options the model was built from (recorded in run files).
     attrs
         Extra facts recorded in run files (e.g. standardisation constants, generating θ).
+    gp
+        For GP regression models, the noise-free kernel and residual variance
+        (:class:`~tempering.gp.structure.GPParts`) that the approximations of seed 002 §5.2 and
+        the predictive distribution need; ``None`` for other models.
     """
 
     name: str
@@ -86,6 +90,7 @@ class Model:
     log_lik_terms_fn: Callable[[Array, PyTree], Array] | None = None
     options: dict[str, Any] = field(default_factory=dict)
     attrs: dict[str, Any] = field(default_factory=dict)
+    gp: Any = None
 
     @property
     def n_data(self) -> int:

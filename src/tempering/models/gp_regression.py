@@ -28,6 +28,7 @@ from pydantic import BaseModel, ConfigDict, NonNegativeInt, PositiveInt, model_v
 from tempering.data import read_numeric_csv
 from tempering.errors import UserInputError
 from tempering.gp import gaussian_log_marginal, se_ard
+from tempering.gp.structure import GPParts
 from tempering.models.base import Model, ParamSpec
 
 LENGTHSCALE_LOGNORMAL = (0.5, 1.0)  # (μ_0, σ_0)
@@ -82,10 +83,15 @@ def gp_regression_model(x: np.ndarray, y: np.ndarray, kernel: str = "ard", *,
                 + _log_gamma_of_log(log_sf, *SIGMA_F_GAMMA)
                 + _log_gamma_of_log(log_sn, *SIGMA_N_GAMMA))
 
+    def kernel(theta, x1, x2):
+        log_ls, log_sf, _ = unpack(theta)
+        return se_ard(x1, x2, jnp.exp(log_ls), jnp.exp(log_sf))
+
+    def noise_var(theta):
+        return jnp.exp(2.0 * unpack(theta)[2])
+
     def log_lik(theta, data):
-        log_ls, log_sf, log_sn = unpack(theta)
-        cov = se_ard(data["x"], data["x"], jnp.exp(log_ls), jnp.exp(log_sf))
-        cov = cov + jnp.exp(2.0 * log_sn) * jnp.eye(data["x"].shape[0])
+        cov = kernel(theta, data["x"], data["x"]) + noise_var(theta) * jnp.eye(data["x"].shape[0])
         return gaussian_log_marginal(cov, data["y"])
 
     def constrain(theta):
@@ -113,6 +119,7 @@ def gp_regression_model(x: np.ndarray, y: np.ndarray, kernel: str = "ard", *,
         init_fn=init,
         options=options or {"kernel": kernel},
         attrs=attrs or {},
+        gp=GPParts(kernel, noise_var),
     )
 
 
@@ -149,20 +156,25 @@ def load_xy(spec: str) -> tuple[np.ndarray, np.ndarray, list[str]]:
     return np.delete(table.values, j, axis=1), table.values[:, j], covariates
 
 
+def read_xy_file(spec: str, standardize: bool) -> tuple[np.ndarray, np.ndarray, dict]:
+    """Load a data file and, if asked, centre and scale every column (constants in ``attrs``)."""
+    x, y, covariates = load_xy(spec)
+    attrs: dict = {"data_source": spec, "covariates": covariates, "standardized": standardize}
+    if standardize:
+        x_mean, x_sd = x.mean(axis=0), x.std(axis=0)
+        y_mean, y_sd = float(y.mean()), float(y.std())
+        if np.any(x_sd == 0) or y_sd == 0:
+            raise UserInputError(f"{spec}: a column is constant; cannot standardize")
+        x, y = (x - x_mean) / x_sd, (y - y_mean) / y_sd
+        attrs |= {"x_mean": x_mean.tolist(), "x_sd": x_sd.tolist(), "y_mean": y_mean,
+                  "y_sd": y_sd}
+    return x, y, attrs
+
+
 def build(options: GpRegressionOptions) -> Model:
     """Registry entry: load (and standardise) or simulate the data named by ``options``."""
     if options.data is not None:
-        x, y, covariates = load_xy(options.data)
-        attrs: dict = {"data_source": options.data, "covariates": covariates,
-                       "standardized": options.standardize}
-        if options.standardize:
-            x_mean, x_sd = x.mean(axis=0), x.std(axis=0)
-            y_mean, y_sd = float(y.mean()), float(y.std())
-            if np.any(x_sd == 0) or y_sd == 0:
-                raise UserInputError(f"{options.data}: a column is constant; cannot standardize")
-            x, y = (x - x_mean) / x_sd, (y - y_mean) / y_sd
-            attrs |= {"x_mean": x_mean.tolist(), "x_sd": x_sd.tolist(), "y_mean": y_mean,
-                      "y_sd": y_sd}
+        x, y, attrs = read_xy_file(options.data, options.standardize)
     else:
         x, y, theta_true = simulate(options.n or 100, options.dim or 2, options.kernel,
                                     options.data_seed)

@@ -7,7 +7,7 @@ from typing import Any, NamedTuple
 
 from pydantic import BaseModel
 
-from tempering.models import gp_regression, mixture, mvn_mean
+from tempering.models import gp_const, gp_regression, mixture, mvn_mean
 from tempering.models.base import Model
 
 
@@ -22,6 +22,8 @@ MODELS: dict[str, ModelEntry] = {
                            "mean of a multivariate Gaussian, Gaussian prior (seed 000 §4.1)"),
     "gp_regression": ModelEntry(gp_regression.GpRegressionOptions, gp_regression.build,
                                 "GP regression hyperparameters, SE-ARD kernel (seed 000 §4.2)"),
+    "gp_const": ModelEntry(gp_const.GpConstOptions, gp_const.build,
+                           "GP regression, c² + η² exp(−‖x−x′‖²/ρ²) covariance (seed 002 §5.1)"),
     "mixture": ModelEntry(mixture.MixtureOptions, mixture.build,
                           "equal-weight Gaussian mixture, unknown means: K! equal modes"),
 }
