@@ -9,7 +9,10 @@ from pathlib import Path
 
 from tempering.errors import UserInputError
 
-EXPERIMENTS: dict[str, str] = {"vdm2014": "tempering.experiments.vdm2014"}
+EXPERIMENTS: dict[str, str] = {
+    "vdm2014": "tempering.experiments.vdm2014",
+    "vdm2014-runtime": "tempering.experiments.vdm2014_runtime",
+}
 
 
 def get_experiment(name: str) -> Callable[..., None]:

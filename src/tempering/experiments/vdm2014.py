@@ -277,18 +277,8 @@ def _ranking_text(rows: Sequence[dict], table: str) -> list[str]:
     return lines
 
 
-def estimate_full_hours(runner: Runner, full: Settings) -> float:
-    """Rough runtime of the full reproduction, from this run's per-draw times.
-
-    Each full run's time per draw is extrapolated from the largest quick run of the same model,
-    sampler and inner kernel as t · (N/N_q)^α · (|θ|/|θ|_q), times 3 chains and ``full.draws``;
-    plus 30 s of compilation per run. Assumes the same (shared, noisy) hardware.
-    """
-    ref: dict[tuple, RunRecord] = {}
-    for (model, n, dim, s, inner), rec in runner.cache.items():
-        k = (model, s, inner)
-        if k not in ref or n * dim > ref[k].n * ref[k].dim:
-            ref[k] = rec
+def full_configs(full: Settings) -> set[tuple[str, int, int, str, str]]:
+    """Every distinct run (model, N, |θ|, sampler, inner) that the full reproduction makes."""
     configs = set()
     for n in full.fig13_mvn_ns:
         configs |= {("mvn_mean", n, full.fig13_mvn_dim, s, "hmc") for s in ALL_SAMPLERS}
@@ -301,19 +291,11 @@ def estimate_full_hours(runner: Runner, full: Settings) -> float:
                     for s in ALL_SAMPLERS}
     for inner, n in (("hmc", full.table2_n_hmc), ("rwm", full.table2_n_mh)):
         configs |= {("mvn_mean", n, d, s, inner) for d in full.table2_dims for s in ALL_SAMPLERS}
-    total = 0.0
-    for model, n, dim, s, inner in configs:
-        rec = ref.get((model, s, inner))
-        if rec is None:
-            continue
-        alpha = 3.0 if model == "gp_regression" else 1.0
-        per_draw = rec.seconds_per_draw * (n / rec.n) ** alpha * (dim / rec.dim)
-        total += 3 * full.draws * per_draw + 30.0
-    return total / 3600
+    return configs
 
 
 def write_readme(out: Path, quick: bool, cfg: Settings, wall: float, cost: list[dict],
-                 t1: list[dict], t2: list[dict], full_hours: float) -> Path:
+                 t1: list[dict], t2: list[dict]) -> Path:
     """``out/README.md``: what was run, how it compares with the paper, and why it may differ."""
     ratio_lines = []
     for model in ("mvn_mean", "gp_regression"):
@@ -351,9 +333,8 @@ Total wall time of this run: {wall / 60:.1f} min (2 shared CPU cores).
   |θ| = {cfg.fig2_dim}.
 - The full run (no `--quick`) uses the paper's N and |θ| (listed in `settings()` of
   `tempering/experiments/vdm2014.py`) and 4000 draws per chain (the paper gives no count).
-  Its runtime has not been measured. Extrapolating this run's small-N timings (t ∝ N^α·|θ|)
-  gives about {full_hours:.0f} hours, but those timings are dominated by per-step overhead, so
-  this overstates it badly: treat the full runtime as unknown until a full-size N is timed.
+  `tempering reproduce vdm2014-runtime` estimates its runtime from timings of the inner sampler
+  at every full-size (N, |θ|) times the cost model's ratio per sampler.
 
 ## How the numbers are computed
 
@@ -482,8 +463,7 @@ def run(quick: bool, out: Path) -> None:
     written.append(plot_ess_vs_n(f3, out / "fig3_ess_vs_n.png"))
 
     wall = time.perf_counter() - t_start
-    full_hours = estimate_full_hours(runner, settings(False))
-    written.append(write_readme(out, quick, cfg, wall, cost, t1, t2, full_hours))
+    written.append(write_readme(out, quick, cfg, wall, cost, t1, t2))
     print(f"done in {wall / 60:.1f} min; files written:", flush=True)
     for path in written:
         print(f"  {path}")

@@ -1,30 +1,21 @@
-"""Timed runs for the vdm2014 reproduction: three chains from θ*, θ*/2, 2θ*, compile time apart.
-
-The package driver (:func:`tempering.sample`) times sampling including the first chunk's JAX
-compilation. To report ESS per second *without* compile time (the paper's timings have none), this
-module runs an algorithm through its public contract (``init``/``step``/``position``, see
-:mod:`tempering.algorithms.base`) in jitted chunks, compiling the chunk function ahead of time and
-timing the compilation separately. Chains run one after another (one compiled chunk function
-shared by the three chains), so each chain's wall time is measured on its own. No warmup is run
-(the paper's samplers use fixed step sizes and discard the first half of the draws as burn-in,
-§2.4).
+"""Timed runs for the vdm2014 reproduction: three chains from θ*, θ*/2, 2θ*, compile time apart
+(:func:`tempering.experiments.timing.time_chains`). No warmup is run (the paper's samplers use
+fixed step sizes and discard the first half of the draws as burn-in, §2.4).
 """
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass, field
 from functools import lru_cache
 
 import arviz as az
-import jax
-import jax.numpy as jnp
 import numpy as np
 from scipy.special import digamma
 
 from tempering import get_model
 from tempering.algorithms import get_sampler
 from tempering.diagnostics.paper import ess_between_chain, gelman_rubin
+from tempering.experiments.timing import time_chains
 from tempering.models.base import Model
 from tempering.models.gp_regression import LENGTHSCALE_LOGNORMAL, SIGMA_F_GAMMA, SIGMA_N_GAMMA
 
@@ -133,47 +124,10 @@ def timed_run(model_name: str, n: int, dim: int, sampler: str, inner: str, draws
     """
     model = build_model(model_name, n, dim)
     name = inner if sampler == "base" else sampler
-    options = sampler_options(model_name, sampler, inner)
-    algorithm = get_sampler(name, model, **options)
-    chunk_len = -(-draws // chunks)
-    init = jnp.asarray(initial_points(model_name, dim))
-    n_chains = init.shape[0]
-    master = jax.random.key(seed)
-    chain_keys = jax.vmap(lambda c: jax.random.fold_in(master, c))(jnp.arange(n_chains))
-    init_keys, sample_keys = jnp.moveaxis(jax.vmap(lambda k: jax.random.split(k, 2))(chain_keys),
-                                          1, 0)
-
-    def chunk(key, state, params, start):
-        def one_draw(state, index):
-            state, info = algorithm.step(jax.random.fold_in(key, index), state, params)
-            return state, (algorithm.position(state), info.cost)
-
-        return jax.lax.scan(one_draw, state, start + jnp.arange(chunk_len))
-
-    init_fn = jax.jit(algorithm.init)
-    state0 = init_fn(init_keys[0], init[0])
-    jax.block_until_ready(state0)
-    t0 = time.perf_counter()
-    compiled = jax.jit(chunk).lower(sample_keys[0], state0, algorithm.params,
-                                    jnp.asarray(0)).compile()
-    compile_seconds = time.perf_counter() - t0
-    positions, costs = [], []
-    seconds = np.zeros((n_chains, chunks))
-    for c in range(n_chains):
-        state = init_fn(init_keys[c], init[c])
-        chain_pos, chain_cost = [], []
-        for k in range(chunks):
-            t0 = time.perf_counter()
-            state, (pos, cost) = compiled(sample_keys[c], state, algorithm.params,
-                                          jnp.asarray(k * chunk_len))
-            jax.block_until_ready(pos)
-            seconds[c, k] = time.perf_counter() - t0
-            chain_pos.append(np.asarray(pos))
-            chain_cost.append(np.asarray(cost))
-        positions.append(np.concatenate(chain_pos))
-        costs.append(np.concatenate(chain_cost))
-    return RunRecord(model_name, n, dim, sampler, inner, np.stack(positions), np.stack(costs),
-                     chunk_len, seconds.mean(axis=0).tolist(), compile_seconds,
+    algorithm = get_sampler(name, model, **sampler_options(model_name, sampler, inner))
+    timed = time_chains(algorithm, initial_points(model_name, dim), draws, chunks, seed)
+    return RunRecord(model_name, n, dim, sampler, inner, timed.draws, timed.cost,
+                     timed.chunk_draws, timed.chunk_seconds, timed.compile_seconds,
                      dict(algorithm.options))
 
 
