@@ -12,6 +12,7 @@ from tempering.errors import UserInputError
 EXPERIMENTS: dict[str, str] = {
     "vdm2014": "tempering.experiments.vdm2014",
     "vdm2014-runtime": "tempering.experiments.vdm2014_runtime",
+    "wang-neal2013": "tempering.experiments.wn2013",
 }
 
 

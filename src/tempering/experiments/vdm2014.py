@@ -18,8 +18,6 @@ share it.
 
 from __future__ import annotations
 
-import csv
-import os
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -29,6 +27,7 @@ import numpy as np
 
 from tempering.algorithms.cost_model import paper_cost_ratios, pt_iteration_costs, tt_iteration_cost
 from tempering.experiments import vdm2014_paper as paper
+from tempering.experiments.report import single_threaded_xla, write_table
 from tempering.experiments.vdm2014_plots import (
     ALL_SAMPLERS,
     TEMPERING,
@@ -102,39 +101,6 @@ class Runner:
                      f"{rec.seconds:.1f}s sampling per chain, compile {rec.compile_seconds:.1f}s, "
                      f"total {time.perf_counter() - t0:.1f}s")
         return self.cache[key]
-
-
-def _fmt(x: float | None, digits: int = 4) -> str:
-    if x is None or not np.isfinite(x):
-        return "—"
-    return f"{x:.{digits}g}" if abs(x) < 1e-3 else f"{x:.{digits}f}"
-
-
-def write_table(rows: Sequence[dict], columns: Sequence[str], stem: Path, title: str,
-                notes: str = "") -> tuple[Path, Path]:
-    """Write ``rows`` as ``stem.csv`` (all keys of ``columns``) and ``stem.md`` (Markdown).
-
-    Returns
-    -------
-    (Path, Path)
-        The Markdown and CSV paths.
-    """
-    csv_path, md_path = stem.with_suffix(".csv"), stem.with_suffix(".md")
-    with csv_path.open("w", newline="") as f:
-        writer = csv.DictWriter(f, fieldnames=list(columns), extrasaction="ignore")
-        writer.writeheader()
-        for row in rows:
-            writer.writerow({c: row.get(c, "") for c in columns})
-    lines = [f"# {title}", "", "| " + " | ".join(columns) + " |",
-             "|" + "---|" * len(columns)]
-    for row in rows:
-        cells = [_fmt(v) if isinstance(v, float) else str(v) for v in
-                 (row.get(c, "") for c in columns)]
-        lines.append("| " + " | ".join(cells) + " |")
-    if notes:
-        lines += ["", notes]
-    md_path.write_text("\n".join(lines) + "\n")
-    return md_path, csv_path
 
 
 # --------------------------------------------------------------------------- cost (Fig. 1)
@@ -381,19 +347,6 @@ timing of Python-level code) also differs from our JIT-compiled JAX.
     path = out / "README.md"
     path.write_text(text)
     return path
-
-
-def single_threaded_xla() -> None:
-    """Ask XLA's CPU backend for single-threaded Eigen (effective only before JAX's first use).
-
-    On a small machine shared with other jobs, XLA's multi-threaded Eigen kernels (used above a size
-    threshold, e.g. N = 128) were up to ~10x slower per evaluation than single-threaded ones in our
-    tests, and made timings erratic.
-    """
-    flag = "--xla_cpu_multi_thread_eigen=false"
-    current = os.environ.get("XLA_FLAGS", "")
-    if flag not in current:
-        os.environ["XLA_FLAGS"] = f"{current} {flag}".strip()
 
 
 def run(quick: bool, out: Path) -> None:

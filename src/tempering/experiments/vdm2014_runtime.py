@@ -23,13 +23,8 @@ import jax.numpy as jnp
 import numpy as np
 
 from tempering.algorithms import get_sampler
-from tempering.experiments.vdm2014 import (
-    full_configs,
-    predicted_ratio,
-    settings,
-    single_threaded_xla,
-    write_table,
-)
+from tempering.experiments.report import single_threaded_xla, write_table
+from tempering.experiments.vdm2014 import full_configs, predicted_ratio, settings
 from tempering.experiments.vdm2014_runs import (
     HMC_STEPS,
     LADDER,
