@@ -21,12 +21,9 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 from pydantic import (
-    BaseModel,
-    ConfigDict,
     NonNegativeInt,
     PositiveFloat,
     PositiveInt,
-    model_validator,
 )
 
 from tempering.gp import gaussian_log_marginal
@@ -34,17 +31,15 @@ from tempering.gp.covariance import se_const
 from tempering.gp.structure import GPParts
 from tempering.models.base import Model, ParamSpec
 from tempering.models.gp_regression import read_xy_file
+from tempering.models.options import DataOptions
 
 LOG_PRIOR = (0.0, 2.0)  # N(μ, sd²) on each log hyperparameter
 TABLE1_ETA = 5.0
 
 
-class GpConstOptions(BaseModel):
+class GpConstOptions(DataOptions):
     """A CSV file with a ``y`` column, or synthetic data as in seed 002 §6.1."""
 
-    model_config = ConfigDict(extra="forbid", coerce_numbers_to_str=True)
-
-    data: str | None = None
     kernel: Literal["iso", "ard"] = "iso"
     c: PositiveFloat = 10.0
     standardize: bool = True
@@ -53,12 +48,6 @@ class GpConstOptions(BaseModel):
     lengthscales: Literal["short", "long"] = "short"
     sigma: PositiveFloat = 0.5
     data_seed: NonNegativeInt = 0
-
-    @model_validator(mode="after")
-    def _data_or_synthetic(self) -> GpConstOptions:
-        if self.data is not None and (self.n is not None or self.dim is not None):
-            raise ValueError("n and dim describe synthetic data; they cannot be combined with data")
-        return self
 
 
 def table1_rho(p: int, kernel: str, lengthscales: str) -> np.ndarray:

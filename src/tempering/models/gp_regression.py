@@ -23,36 +23,28 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 from jax.scipy.special import gammaln
-from pydantic import BaseModel, ConfigDict, NonNegativeInt, PositiveInt, model_validator
+from pydantic import NonNegativeInt, PositiveInt
 
 from tempering.data import read_numeric_csv
 from tempering.errors import UserInputError
 from tempering.gp import gaussian_log_marginal, se_ard
 from tempering.gp.structure import GPParts
 from tempering.models.base import Model, ParamSpec
+from tempering.models.options import DataOptions
 
 LENGTHSCALE_LOGNORMAL = (0.5, 1.0)  # (μ_0, σ_0)
 SIGMA_F_GAMMA = (4.0, 1.0)  # (shape a_f, rate b_f)
 SIGMA_N_GAMMA = (2.0, 2.0)  # (shape a_n, rate b_n)
 
 
-class GpRegressionOptions(BaseModel):
+class GpRegressionOptions(DataOptions):
     """Options of ``gp_regression``: a CSV file with a ``y`` column, or synthetic data."""
 
-    model_config = ConfigDict(extra="forbid", coerce_numbers_to_str=True)
-
-    data: str | None = None
     kernel: Literal["ard", "iso"] = "ard"
     standardize: bool = True
     n: PositiveInt | None = None
     dim: PositiveInt | None = None
     data_seed: NonNegativeInt = 0
-
-    @model_validator(mode="after")
-    def _data_or_synthetic(self) -> GpRegressionOptions:
-        if self.data is not None and (self.n is not None or self.dim is not None):
-            raise ValueError("n and dim describe synthetic data; they cannot be combined with data")
-        return self
 
 
 def _log_gamma_of_log(u: jax.Array, shape: float, rate: float) -> jax.Array:

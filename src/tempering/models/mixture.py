@@ -13,8 +13,6 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 from pydantic import (
-    BaseModel,
-    ConfigDict,
     Field,
     NonNegativeInt,
     PositiveFloat,
@@ -25,16 +23,16 @@ from pydantic import (
 from tempering.data import read_numeric_csv
 from tempering.errors import UserInputError
 from tempering.models.base import Model, ParamSpec
+from tempering.models.options import DataOptions
 
 LOG_2PI = float(np.log(2 * np.pi))
 
 
-class MixtureOptions(BaseModel):
+class MixtureOptions(DataOptions):
     """A data file (one value per row), or synthetic: ``n`` points split evenly over ``means``."""
 
-    model_config = ConfigDict(extra="forbid", coerce_numbers_to_str=True)
+    SYNTHETIC = ("n", "means")
 
-    data: str | None = None
     sigma: PositiveFloat = 1.0
     prior_sd: PositiveFloat = 5.0
     k: PositiveInt | None = None
@@ -43,10 +41,7 @@ class MixtureOptions(BaseModel):
     data_seed: NonNegativeInt = 0
 
     @model_validator(mode="after")
-    def _data_or_synthetic(self) -> MixtureOptions:
-        if self.data is not None and (self.n is not None or self.means is not None):
-            raise ValueError("n and means describe synthetic data; they cannot be combined "
-                             "with data")
+    def _k_matches_means(self) -> MixtureOptions:
         if self.k is not None and self.means is not None and self.k != len(self.means):
             raise ValueError(f"k = {self.k} but {len(self.means)} means were given")
         return self

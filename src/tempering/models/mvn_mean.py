@@ -12,38 +12,27 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 from pydantic import (
-    BaseModel,
-    ConfigDict,
     NonNegativeInt,
     PositiveFloat,
     PositiveInt,
-    model_validator,
 )
 
 from tempering.data import read_numeric_csv
 from tempering.errors import UserInputError
 from tempering.models.base import Model, ParamSpec
+from tempering.models.options import DataOptions
 
 LOG_2PI = float(np.log(2 * np.pi))
 
 
-class MvnMeanOptions(BaseModel):
+class MvnMeanOptions(DataOptions):
     """Options of ``mvn_mean``: a data file, or synthetic data of size ``n`` × ``dim``."""
 
-    model_config = ConfigDict(extra="forbid", coerce_numbers_to_str=True)
-
-    data: str | None = None
     cov: str | None = None
     prior_sd: PositiveFloat = 1.0
     n: PositiveInt | None = None
     dim: PositiveInt | None = None
     data_seed: NonNegativeInt = 0
-
-    @model_validator(mode="after")
-    def _data_or_synthetic(self) -> MvnMeanOptions:
-        if self.data is not None and (self.n is not None or self.dim is not None):
-            raise ValueError("n and dim describe synthetic data; they cannot be combined with data")
-        return self
 
 
 def validate_covariance(cov: np.ndarray, dim: int, source: str = "cov") -> np.ndarray:

@@ -1,0 +1,24 @@
+"""What every model's options share: a data file, or the settings of synthetic data — not both."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from pydantic import BaseModel, ConfigDict, model_validator
+
+
+class DataOptions(BaseModel):
+    """Base of a model's options: ``data`` (a CSV or a bundled name) excludes the synthetic-data
+    options named in ``SYNTHETIC``; unknown keys are errors."""
+
+    model_config = ConfigDict(extra="forbid", coerce_numbers_to_str=True)
+    SYNTHETIC: ClassVar[tuple[str, ...]] = ("n", "dim")
+
+    data: str | None = None
+
+    @model_validator(mode="after")
+    def _data_or_synthetic(self):
+        if self.data is not None and any(getattr(self, k) is not None for k in self.SYNTHETIC):
+            names = " and ".join(self.SYNTHETIC)
+            raise ValueError(f"{names} describe synthetic data; they cannot be combined with data")
+        return self
