@@ -76,9 +76,10 @@ def check_grid(result: dict[str, np.ndarray]) -> None:
     assert np.max(np.abs(result["inner_mean"] - result["mean"])) < 1e-4, result
 
 
-def run_draws(algorithm, model: Model, seed: int, chains: int = CHAINS,
-              draws: int = DRAWS) -> tuple[np.ndarray, dict[str, np.ndarray]]:
-    """(chain, draw, dim) positions and per-draw stats, chains run in turn by one executable."""
+def run_draws(algorithm, model: Model, seed: int, chains: int = CHAINS, draws: int = DRAWS,
+              burn_in: int = BURN_IN) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    """(chain, draw, dim) positions and per-draw stats after ``burn_in`` discarded iterations,
+    chains run in turn by one executable."""
     start = jnp.asarray(model.attrs["theta_true"])
 
     def chain(key):
@@ -89,8 +90,8 @@ def run_draws(algorithm, model: Model, seed: int, chains: int = CHAINS,
             state, info = algorithm.step(k, state, algorithm.params)
             return state, (algorithm.position(state), info.stats)
 
-        _, (theta, stats) = jax.lax.scan(body, state, jax.random.split(k_run, BURN_IN + draws))
-        return theta[BURN_IN:], jax.tree.map(lambda a: a[BURN_IN:], stats)
+        _, (theta, stats) = jax.lax.scan(body, state, jax.random.split(k_run, burn_in + draws))
+        return theta[burn_in:], jax.tree.map(lambda a: a[burn_in:], stats)
 
     run = jax.jit(chain)
     outs = [run(jax.random.fold_in(jax.random.key(seed), c)) for c in range(chains)]

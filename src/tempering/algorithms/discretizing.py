@@ -26,6 +26,9 @@ proposed steps and, with ``cache=True``, kept, so a step proposed again costs no
 every proposed step — only the counts change, not the draws. π at the mark is carried between
 iterations, as any Metropolis method carries π at its current state.
 
+π* must be positive wherever π is (Eq. 13 divides by it); a mark at a step where π* is zero but π
+is not would never move again.
+
 Per iteration, ``sample_stats`` holds ``n_pi_evals`` (π evaluations), ``n_approx_evals`` (π*
 evaluations made by R and R̃), ``cache_hits`` (proposals whose π was already known) and
 ``mark_accept`` (fraction of the r mark moves accepted); the iteration's ``cost`` is
