@@ -83,3 +83,62 @@ def _register_tempering() -> None:
 
 
 _register_tempering()
+
+
+def _register_approximation_samplers() -> None:
+    """Seed 002's samplers built on a cheap approximation π*: the discretizing chain (§3) and
+    tempered transitions over a ladder of approximations (§4)."""
+    import numpy as np
+
+    from tempering.algorithms.approximation_options import DiscretizingOptions, TTApproxOptions
+    from tempering.algorithms.discretizing import discretizing_chain
+    from tempering.algorithms.tempering_options import bind_inner, rung_params
+    from tempering.algorithms.tt import tempered_transitions
+    from tempering.gp.approx import draw_subset
+    from tempering.ladders import target_rung
+    from tempering.ladders.approximation import (
+        approximate_rung,
+        approximation_ladder,
+        check_approximation,
+    )
+
+    def recorded(options, inner_options, **resolved) -> dict:
+        return {**options.model_dump(exclude=set(options.model_extra or {})),
+                **inner_options.model_dump(), **resolved}
+
+    def build_discretizing(model: Model, options) -> Algorithm:
+        m = options.m if options.m is not None else max(1, model.n_data // 5)
+        check_approximation(model, options.approx, m)
+        approx = approximate_rung(model, options.approx,
+                                  draw_subset(options.subset_seed, model.n_data, m),
+                                  options.jitter)
+        bound, inner_options = bind_inner(options, model.dim)
+        return discretizing_chain(target_rung(model), approx, bound, r=options.r, s=options.s,
+                                  cache=options.cache,
+                                  options=recorded(options, inner_options, m=m,
+                                                   approx_cost=approx.cost))
+
+    def build_tt_approx(model: Model, options) -> Algorithm:
+        n = model.n_data
+        sizes = options.sizes if options.sizes is not None else [n // 3, n // 6]
+        ladder = approximation_ladder(model, options.approx, sizes,
+                                      subset_seed=options.subset_seed, jitter=options.jitter)
+        bound, inner_options = bind_inner(options, model.dim)
+        params = rung_params(bound, options.inner, np.asarray(ladder.betas))
+        return tempered_transitions(ladder, bound, params, name="tt_approx",
+                                    options=recorded(options, inner_options,
+                                                     sizes=list(ladder.sizes),
+                                                     rung_costs=list(ladder.costs)),
+                                    inner_steps=options.inner_steps)
+
+    SAMPLERS["discretizing_chain"] = SamplerEntry(
+        DiscretizingOptions, build_discretizing,
+        "mapping to a discretizing chain of an approximation π*, with caching (seed 002 §3); "
+        "also takes the inner kernel's options")
+    SAMPLERS["tt_approx"] = SamplerEntry(
+        TTApproxOptions, build_tt_approx,
+        "tempered transitions over a ladder of GP approximations (seed 002 §4); also takes the "
+        "inner kernel's options")
+
+
+_register_approximation_samplers()

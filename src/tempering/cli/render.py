@@ -40,3 +40,11 @@ def print_summary(summary: dict[str, Any], console: Console | None = None) -> No
                       f"round trips {summary['round_trips']}")
     if "tt_accept_rate" in summary:
         console.print(f"tempered-transition acceptance {summary['tt_accept_rate']:.3f}")
+    if "evaluations" in summary:
+        ev = summary["evaluations"]
+        parts = [f"{label} {ev[key]['total']:.0f} ({ev[key]['per_iteration']:.3g}/iter)"
+                 for key, label in (("n_pi_evals", "π evaluations"),
+                                    ("n_approx_evals", "π* evaluations"),
+                                    ("cache_hits", "cache hits"))]
+        console.print(f"{', '.join(parts)}; {_fmt(100 * ev['cache_hit_rate'], 3)}% of mark moves "
+                      f"from cache; mark acceptance {ev['mark_accept_rate']:.3f}")

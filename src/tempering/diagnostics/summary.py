@@ -71,13 +71,33 @@ def tempering_stats(stats) -> dict[str, Any]:
     return out
 
 
+def discretizing_stats(stats) -> dict[str, Any]:
+    """Evaluation counts of a sampler that reports them per iteration (the discretizing chain,
+    seed 002 §3): π and π* evaluations, cache hits — totals over all chains and draws, and means
+    per iteration — the share of mark moves served from the cache, and the mark acceptance rate;
+    empty for other samplers."""
+    if "n_pi_evals" not in stats:
+        return {}
+    counts = {}
+    for key in ("n_pi_evals", "n_approx_evals", "cache_hits"):
+        values = np.asarray(stats[key].values)
+        counts[key] = {"total": float(values.sum()), "per_iteration": float(values.mean())}
+    moves = counts["n_pi_evals"]["total"] + counts["cache_hits"]["total"]
+    return {"evaluations": {
+        **counts,
+        "cache_hit_rate": counts["cache_hits"]["total"] / moves if moves else float("nan"),
+        "mark_accept_rate": float(np.mean(stats["mark_accept"].values)),
+    }}
+
+
 def summarize(idata: az.InferenceData) -> dict[str, Any]:
     """The summary as one JSON-ready dict.
 
     Keys: ``params`` (name → mean, sd, ess_bulk, ess_tail, rhat, mcse_mean, rhat_gr, ess_gr),
     ``rhat_max``, ``ess_bulk_min``, ``ess_bulk_median``, ``wall_seconds`` (warmup, sampling, total),
     ``cost_total``, ``ess_per_second``, ``ess_per_cost``, plus ``sampler``, ``model``, ``chains``,
-    ``draws``, ``cost_per_draw`` and, for tempering samplers, :func:`tempering_stats`.
+    ``draws``, ``cost_per_draw`` and, for tempering samplers, :func:`tempering_stats`; for samplers
+    that count their evaluations, :func:`discretizing_stats`.
     """
     params = {}
     for name, values in _scalar_series(idata.posterior).items():
@@ -114,4 +134,5 @@ def summarize(idata: az.InferenceData) -> dict[str, Any]:
         "ess_per_cost": float(ess_per_cost(ess_min, cost)),
         "cost_per_draw": float(np.mean(idata.sample_stats["cost"].values)),
         **tempering_stats(idata.sample_stats),
+        **discretizing_stats(idata.sample_stats),
     }

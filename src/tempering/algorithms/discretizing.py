@@ -1,0 +1,200 @@
+"""Mapping to a discretizing chain, with caching (seed 002 §3, Eqs. 10–13).
+
+π is the posterior, π* a cheap approximation of it (prior + approximate log likelihood), R an inner
+kernel leaving π* invariant and R̃ its reverse with respect to π*,
+R̃(x | x′) = R(x′ | x) π*(x) / π*(x′) (for the coordinate slice sweep: the same updates in reversed
+order; R itself when R is reversible). One iteration from x:
+
+1. map x to a realisation of the chain (…, x_{−1}, x_0 = x, x_1, …) with the mark at step 0; steps
+   k > 0 follow R from x_{k−1}, steps k < 0 follow R̃ from x_{k+1} (K → ∞, so the mark never
+   meets an end);
+2. make r mark moves: propose k′ = k ± s with equal probability and accept with (Eq. 13)
+
+       min(1, [π(x_k′) / π*(x_k′)] / [π(x_k) / π*(x_k)]),
+
+   which leaves the distribution ρ of the marked realisation invariant (Eqs. 10–12: the chain's
+   own factors cancel because R and R̃ are mutual reverses);
+3. return x at the mark.
+
+Steps are simulated lazily, only when a proposal reaches them: forward with R from the furthest
+forward step so far, backward with R̃ from the furthest backward one. They live in a buffer of
+2·r·s + 1 steps (static shape under ``jit``) with step 0 in the middle, and step k's PRNG key is
+``fold_in(key, k + r·s)``, so the realisation does not depend on the order steps are simulated in.
+π* at each step comes with the inner kernel's state (no re-evaluation); π is evaluated only at
+proposed steps and, with ``cache=True``, kept, so a step proposed again costs nothing (seed 002
+§2.2: the discretizing chain makes revisits possible). With ``cache=False`` π is recomputed at
+every proposed step — only the counts change, not the draws. π at the mark is carried between
+iterations, as any Metropolis method carries π at its current state.
+
+π* must be positive wherever π is (Eq. 13 divides by it); a mark at a step where π* is zero but π
+is not would never move again.
+
+Per iteration, ``sample_stats`` holds ``n_pi_evals`` (π evaluations), ``n_approx_evals`` (π*
+evaluations made by R and R̃), ``cache_hits`` (proposals whose π was already known) and
+``mark_accept`` (fraction of the r mark moves accepted); the iteration's ``cost`` is
+n_pi_evals + n_approx_evals × cost(π*) in full-evaluation units.
+
+Under ``vmap`` (chains batched) a lazy branch runs while any chain needs it; the counts are each
+chain's own, i.e. what a serial implementation does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, NamedTuple
+
+import jax
+import jax.numpy as jnp
+
+from tempering.algorithms.base import Algorithm, AlgorithmInfo, run_steps
+from tempering.kernels.base import BoundKernel
+from tempering.ladders.base import Rung
+
+Array = jax.Array
+
+
+class DCState(NamedTuple):
+    """The state between iterations: the inner state at the mark (π* cached) and log π there."""
+
+    current: Any
+    log_pi: Array
+
+
+class _Realisation(NamedTuple):
+    """One mapping's chain realisation, simulated so far, and its counters."""
+
+    states: Any  # inner states, leading axis = buffer slot (step k at slot k + r·s)
+    log_pi: Array  # log π at each slot (valid where ``known``)
+    known: Array  # bool: log π evaluated at this slot in this mapping
+    forward: Array  # slot of the furthest forward step simulated
+    backward: Array  # slot of the furthest backward step simulated
+    mark: Array  # slot of the mark
+    n_pi: Array
+    n_approx: Array
+    hits: Array
+    accepted: Array
+
+
+def _take(tree: Any, i: Array) -> Any:
+    return jax.tree.map(lambda a: a[i], tree)
+
+
+def _put(tree: Any, i: Array, value: Any) -> Any:
+    return jax.tree.map(lambda a, v: a.at[i].set(v), tree, value)
+
+
+def lazy(pred: Array, fn: Callable[[], Array], otherwise: Array) -> Array:
+    """``fn()`` if ``pred`` else ``otherwise``, computing ``fn`` only when needed — also under
+    ``vmap``, where ``lax.cond`` would compute both branches (a loop that runs at most once)."""
+    _, value = jax.lax.while_loop(lambda c: c[0], lambda c: (jnp.zeros((), bool), fn()),
+                                  (pred, otherwise))
+    return value
+
+
+def discretizing_chain(target: Rung, approx: Rung, bound: BoundKernel, *, r: int = 1, s: int = 1,
+                       cache: bool = True, correct: bool = True,
+                       name: str = "discretizing_chain", options: dict | None = None) -> Algorithm:
+    """Build the discretizing-chain sampler.
+
+    Parameters
+    ----------
+    target
+        π (its ``cost`` is one full evaluation).
+    approx
+        π* and the cost of one of its evaluations.
+    bound
+        The inner kernel: ``bound.make`` is R on π*, ``bound.reverse()`` is R̃.
+    r, s
+        Mark moves per mapping and steps of R per move.
+    cache
+        Keep π at every step evaluated within a mapping.
+    correct
+        ``False`` only in tests: accept every mark move (drop Eq. 13's π/π* ratio), which makes
+        the mark a draw from π* instead of π — the check that the correction matters.
+    """
+    half = r * s
+    size = 2 * half + 1
+
+    def kernels(params):
+        return (bound.make(approx.log_density, params),
+                bound.reverse()(approx.log_density, params))
+
+    def init(key, position):
+        del key
+        forward, _ = kernels(bound.params)
+        return DCState(forward.init(position), target.log_density(position))
+
+    def step(key, state, params):
+        forward, backward = kernels(params)
+        k_chain, k_moves = jax.random.split(key)
+        states = jax.tree.map(lambda a: jnp.broadcast_to(a, (size, *jnp.shape(a))), state.current)
+        centre = jnp.asarray(half, jnp.int32)
+        zero = jnp.zeros(())
+        chain = _Realisation(states, jnp.zeros(size).at[half].set(state.log_pi),
+                             jnp.zeros(size, bool).at[half].set(True), centre, centre, centre,
+                             zero, zero, zero, zero)
+
+        def extend(chain, goal, kernel, direction):
+            """Simulate steps one at a time from the furthest one in ``direction`` to ``goal``."""
+            end = "forward" if direction > 0 else "backward"
+
+            def needed(c):
+                return getattr(c, end) * direction < goal * direction
+
+            def one(c):
+                slot = getattr(c, end) + direction
+                new, info = kernel.step(jax.random.fold_in(k_chain, slot),
+                                        _take(c.states, getattr(c, end)))
+                return c._replace(states=_put(c.states, slot, new), n_approx=c.n_approx
+                                  + info.n_evals, **{end: slot})
+
+            return jax.lax.while_loop(needed, one, chain)
+
+        def move(chain, key):
+            k_dir, k_accept = jax.random.split(key)
+            goal = chain.mark + jnp.where(jax.random.bernoulli(k_dir), s, -s).astype(jnp.int32)
+            chain = extend(chain, goal, forward, 1)
+            chain = extend(chain, goal, backward, -1)
+            proposed = _take(chain.states, goal)
+            need = ~chain.known[goal] if cache else jnp.ones((), bool)
+            log_pi = lazy(need, lambda: target.log_density(proposed.position),
+                          chain.log_pi[goal])
+            here = _take(chain.states, chain.mark)
+            log_ratio = ((log_pi - proposed.logdensity)
+                         - (chain.log_pi[chain.mark] - here.logdensity))
+            log_ratio = jnp.where(jnp.isnan(log_ratio), -jnp.inf, log_ratio)
+            if correct:
+                accept = jnp.log(jax.random.uniform(k_accept)) < log_ratio
+            else:  # BROKEN on purpose (tests only): the π/π* correction dropped
+                accept = jnp.ones((), bool)
+            chain = chain._replace(
+                log_pi=chain.log_pi.at[goal].set(log_pi), known=chain.known.at[goal].set(True),
+                mark=jnp.where(accept, goal, chain.mark), n_pi=chain.n_pi + need,
+                hits=chain.hits + (~need), accepted=chain.accepted + accept)
+            return chain, None
+
+        chain, _ = jax.lax.scan(move, chain, jax.random.split(k_moves, r))
+        current = _take(chain.states, chain.mark)
+        log_pi = chain.log_pi[chain.mark]
+        stats = {"n_pi_evals": chain.n_pi, "n_approx_evals": chain.n_approx,
+                 "cache_hits": chain.hits, "mark_accept": chain.accepted / r}
+        cost = chain.n_pi * target.cost + chain.n_approx * approx.cost
+        return DCState(current, log_pi), AlgorithmInfo(chain.accepted / r, cost, log_pi, stats)
+
+    def warmup(key, state, params, num_steps):
+        """Fixed steps; a kernel with warmup adaptation (``adapt_step_size``) first adapts R on
+        π* for half the steps (its own invariant density), then the rest are fixed steps."""
+        cost = jnp.zeros(())
+        if bound.warmup is not None and num_steps >= 2:
+            k_adapt, key = jax.random.split(key)
+            adapted, params, n_evals = bound.warmup(k_adapt, approx.log_density,
+                                                    state.current.position, num_steps // 2,
+                                                    params)
+            state = DCState(adapted, target.log_density(adapted.position))
+            cost = n_evals * approx.cost + target.cost
+            num_steps -= num_steps // 2
+        state, more = run_steps(step, key, state, params, num_steps)
+        return state, params, cost + more
+
+    return Algorithm(name, init, warmup, step, lambda st: st.current.position, bound.params,
+                     options or {"r": r, "s": s, "cache": cache})

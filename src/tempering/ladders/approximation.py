@@ -1,0 +1,108 @@
+"""Cheap approximations π* of a posterior as rungs, and ladders of them (seed 002 §§3–4, §5.2).
+
+A rung built from an approximation has the log density
+
+    log π*(θ) = log p(θ) + log p̂(y | θ),
+
+with log p̂ the SOD, Nyström–Cholesky or eigen-exact approximation of the GP likelihood
+(:func:`tempering.gp.approx.approximate_log_lik`, Eqs. 31 and 39–42) on a subset of m of the n
+points (for eigen-exact, m eigenpairs), and the relative cost of one evaluation in full-Cholesky
+units (:func:`tempering.gp.approx.approx_cost`: (m/n)³ for SOD, (m/n)² for Nyström, 1 for
+eigen-exact). SOD needs no GP structure, so it is also offered for any model with a data axis; its
+cost is then (m/n)^α with the model's own cost exponent (equal to approx_cost for GP models,
+α = 3).
+
+The tempered-transitions ladder of §4 (π_0 = π, π_1, …, π_M with sizes m_1 > m_2 > … > m_M) uses
+nested subsets S_M ⊂ … ⊂ S_1, all drawn once from ``subset_seed``: S_1 = draw_subset(seed, n, m_1)
+(the subset a discretizing chain with m = m_1 uses) and S_{i+1} a uniform m_{i+1}-subset of S_i.
+They are fixed for the whole run (``redraw=False``); the rungs are not tempered, so every β is 1.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from tempering.errors import UserInputError
+from tempering.gp.approx import approx_cost, approximate_log_lik, draw_subset
+from tempering.ladders.base import Rung
+from tempering.ladders.tempering import TemperingLadder
+from tempering.models.base import Model, finite_or_neg_inf
+
+GP_ONLY = ("nystrom", "eigen")
+
+
+def check_approximation(model: Model, approx: str, m: int, option: str = "m") -> None:
+    """Raise a one-line :class:`UserInputError` if ``approx`` with size ``m`` cannot be used.
+
+    SOD and Nyström need 1 ≤ m < n (m = n would be the exact likelihood at a higher price);
+    eigen-exact allows m = n (all eigenpairs: the exact likelihood, a reference point).
+    """
+    n = model.n_data
+    if m < 1:
+        raise UserInputError(f"sampler.{option}: the {approx} size must be at least 1 (got {m})")
+    if approx in GP_ONLY and model.gp is None:
+        raise UserInputError(f"sampler.approx: {approx} needs a GP model (gp_regression, "
+                             f"gp_const); model {model.name} has no GP structure")
+    limit_ok = m <= n if approx == "eigen" else m < n
+    if not limit_ok:
+        bound = "at most" if approx == "eigen" else "less than"
+        raise UserInputError(f"sampler.{option}: the {approx} size must be {bound} the number "
+                             f"of data points n = {n} (got {m})")
+
+
+def approximation_cost(model: Model, approx: str, m: int) -> float:
+    """Full-evaluation-equivalent cost of one π* evaluation: approx_cost for a GP model, and
+    (m/n)^α for SOD on any other model."""
+    if model.gp is None and approx == "sod":
+        return (m / model.n_data) ** model.alpha
+    return approx_cost(approx, m, model.n_data)
+
+
+def approximate_rung(model: Model, approx: str, subset: np.ndarray, jitter: float) -> Rung:
+    """The rung log p(θ) + log p̂(y | θ) for the approximation on ``subset`` (β = ``None``: an
+    approximation, not a temperature)."""
+    log_lik = approximate_log_lik(model, approx, subset, jitter)
+
+    def log_density(theta):
+        return finite_or_neg_inf(model.log_prior(theta) + log_lik(theta))
+
+    return Rung(log_density, approximation_cost(model, approx, len(subset)), None)
+
+
+def nested_subsets(seed: int, n: int, sizes: Sequence[int]) -> tuple[np.ndarray, ...]:
+    """S_1 = draw_subset(seed, n, m_1), S_{i+1} = m_{i+1} entries of S_i drawn uniformly (seed
+    ``seed + i``), each sorted: S_M ⊂ … ⊂ S_1."""
+    subsets = [draw_subset(seed, n, sizes[0])]
+    for i, size in enumerate(sizes[1:], start=1):
+        previous = subsets[-1]
+        subsets.append(np.sort(previous[draw_subset(seed + i, len(previous), size)]))
+    return tuple(subsets)
+
+
+def check_sizes(model: Model, approx: str, sizes: Sequence[int]) -> None:
+    """Sizes of an approximation ladder: strictly decreasing, each valid for ``approx``."""
+    sizes = list(sizes)
+    if not sizes:
+        raise UserInputError("sampler.sizes: give at least one size (e.g. 130,65)")
+    if any(a <= b for a, b in zip(sizes, sizes[1:], strict=False)):
+        raise UserInputError(f"sampler.sizes: must be strictly decreasing (got {sizes})")
+    for size in sizes:
+        check_approximation(model, approx, size, option="sizes")
+
+
+def approximation_ladder(model: Model, approx: str, sizes: Sequence[int], *, subset_seed: int = 0,
+                         jitter: float = 1e-8) -> TemperingLadder:
+    """π_0 = π and π_i the ``approx`` approximation on the nested subset of size m_i.
+
+    Returns a :class:`TemperingLadder` of kind ``"approx"``: fixed rungs (no view, never
+    redrawn), β = 1 on every rung, sizes (n, m_1, …, m_M) and costs (1, cost(m_1), …).
+    """
+    check_sizes(model, approx, sizes)
+    subsets = nested_subsets(subset_seed, model.n_data, sizes)
+    rungs = (Rung(model.log_density, 1.0, 1.0),
+             *(approximate_rung(model, approx, s, jitter) for s in subsets))
+    return TemperingLadder("approx", (1.0,) * len(rungs), (model.n_data, *map(int, sizes)),
+                           tuple(float(r.cost) for r in rungs), False, lambda key: (),
+                           lambda view: rungs)
