@@ -97,7 +97,8 @@ def run_method(model: Model, name: str, options: dict, cfg: Settings) -> dict:
     iterations = timed.draws.shape[1]
     loglik = log_likelihoods(model, timed.draws)[0, iterations // 3:]
     seconds = float(np.sum(timed.chunk_seconds)) / iterations
-    act = float(autocorrelation_time(loglik))
+    # A chain that never moved has no finite autocorrelation time.
+    act = float(autocorrelation_time(loglik)) if np.ptp(loglik) > 0 else float("inf")
     return {"seconds_per_iter": seconds, "act": act, "product": seconds * act,
             "compile_seconds": timed.compile_seconds,
             "cost_per_iter": float(timed.cost.mean()),
