@@ -97,7 +97,7 @@ def _summaries(theta, k_max):
 
 # --------------------------------------------------------------------------- coal model chains
 
-STEPS, BURN, CHAINS = 50_000, 5_000, 4
+STEPS, MOVES, BURN, CHAINS = 10_000, 5, 1_000, 4
 #: (variant, β): RJ chains on log p(θ) + β log p(t | θ) — the prior (β = 0) for the correct and the
 #: two broken kernels, and the posterior (β = 1) for the correct one; one compiled program.
 RUNS = ((0, 0.0), (1, 0.0), (2, 0.0), (0, 1.0))
@@ -113,8 +113,9 @@ def coal_prior() -> Prior:
 
 @functools.lru_cache
 def coal_chains() -> tuple[np.ndarray, dict]:
-    """(run, chain, step, 4) draws of (k, u_1 1{k ≥ 1}, h_0, h_1 1{k ≥ 1}) after BURN steps,
-    in rescaled units, for each of RUNS; and the posterior run's acceptance and evaluations."""
+    """(run, chain, step, 4) draws of (k, u_1 1{k ≥ 1}, h_0, h_1 1{k ≥ 1}) after BURN steps of
+    MOVES moves, in rescaled units, for each of RUNS; and the posterior run's acceptance and
+    evaluations per step."""
     model = get_model("changepoint")
     K = model.options["k_max"]
     inits = numpy_prior_draws(11, CHAINS, coal_prior())
@@ -123,7 +124,7 @@ def coal_chains() -> tuple[np.ndarray, dict]:
         def logdensity(t):
             return model.log_prior(t) + beta * model.log_lik(t)
 
-        kernel = make(logdensity, K, 0.5, model.options["lam"],
+        kernel = make(logdensity, K, 0.5, model.options["lam"], moves=MOVES,
                       log_ratio_fn=_variant_ratio(variant))
 
         def body(state, step_key):
@@ -286,7 +287,7 @@ def test_coal_posterior_matches_exact_answer():
         scores[f"E[{name} 1{{k=1}}]"] = z_mean(np.where(one, draws[..., col], 0.0),
                                                exact.prob_k[1] * truth)
     assert max(abs(z) for z in scores.values()) < Z_BOUND, scores
-    assert stats["evals_per_step"] == 1.0
+    assert stats["evals_per_step"] == MOVES
 
 
 def test_coal_posterior_published_figures():
@@ -399,7 +400,7 @@ def test_model_options_errors():
 def test_cli_sample_and_summary(tmp_path, capsys, monkeypatch):
     out = tmp_path / "cp.nc"
     args = ["sample", "--model", "changepoint", "--sampler", "rj_changepoint", "--chains", "2",
-            "--draws", "200", "--warmup", "0", "--thin", "5", "--seed", "1", "--no-progress",
+            "--draws", "100", "--warmup", "0", "--thin", "2", "--seed", "1", "--no-progress",
             "--set", "model.k_max=4", "--out", out]
     code, _, err = run_cli(args, capsys)
     assert code == 0, err
@@ -412,7 +413,7 @@ def test_cli_sample_and_summary(tmp_path, capsys, monkeypatch):
     assert params["position[3]"]["defined"] < 1.0 and params["position[3]"]["rhat"] is None
     assert 1851 < params["position[0]"]["mean"] < 1963
     assert result["rhat_max"] is not None and result["ess_bulk_min"] is not None
-    assert result["cost_per_draw"] == pytest.approx(5.0)  # one evaluation per move, thin 5
+    assert result["cost_per_draw"] == pytest.approx(20.0)  # 10 moves per step, 1 evaluation each
     monkeypatch.setenv("COLUMNS", "200")
     code, stdout, err = run_cli(["summary", out], capsys)
     assert code == 0, err
@@ -427,3 +428,31 @@ def test_cli_bad_model_option(tmp_path, capsys):
     code, out, err = run_cli(args, capsys)
     assert code == 2 and err.startswith("tempering: error: model.k_max")
     assert "Traceback" not in err and not (tmp_path / "x.nc").exists()
+
+
+# --------------------------------------------------------------------------- inside tempering
+
+@pytest.mark.slow
+def test_rj_kernel_inside_parallel_tempering_matches_exact_answer():
+    """The kernel plugs into a tempering sampler unchanged: PT on a powered-likelihood ladder with
+    rj_changepoint on every rung (rung m's density log p(θ) + β_m log p(t | θ)); the cold chain's
+    P(k | t) must match the exact answer."""
+    from tempering.algorithms.pt import parallel_tempering
+    from tempering.algorithms.tempering_options import rung_params
+    from tempering.ladders import geometric_betas, power_tempering_ladder
+    from tempering.run.driver import run_chains
+
+    model = get_model("changepoint")
+    betas = geometric_betas(4, 0.1)
+    spec = KERNELS["rj_changepoint"]
+    bound = spec.bind(spec.options(moves=5), model.dim)
+    algorithm = parallel_tempering(power_tempering_ladder(model, betas), bound,
+                                   rung_params(bound, spec.name, betas), name="pt", options={})
+    idata = run_chains(model, algorithm, key=7, draws=5000, chains=4, warmup=500,
+                       progress=False).idata
+    k = idata.posterior["k"].values
+    exact = exact_posterior(model)
+    scores = {j: z_mean((k == j).astype(float), exact.prob_k[j]) for j in range(1, 8)}
+    assert max(abs(z) for z in scores.values()) < Z_BOUND, scores
+    swap = np.asarray(idata.sample_stats["swap_accept_prob"].values).mean(axis=(0, 1))
+    assert np.all(swap > 0.1), swap

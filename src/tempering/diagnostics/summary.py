@@ -106,8 +106,7 @@ def tempering_stats(stats) -> dict[str, Any]:
 def summarize(idata: az.InferenceData) -> dict[str, Any]:
     """The summary as one JSON-ready dict.
 
-    Keys: ``params`` (name → mean, sd, ess_bulk, ess_tail, rhat, mcse_mean, rhat_gr, ess_gr,
-    defined — see :func:`_param_row`),
+    Keys: ``params`` (name → mean, sd, ess_bulk, ess_tail, rhat, mcse_mean, rhat_gr, ess_gr),
     ``rhat_max``, ``ess_bulk_min``, ``ess_bulk_median``, ``wall_seconds`` (warmup, sampling, total),
     ``cost_total``, ``ess_per_second``, ``ess_per_cost``, plus ``sampler``, ``model``, ``chains``,
     ``draws``, ``cost_per_draw`` and, for tempering samplers, :func:`tempering_stats`.

@@ -9,7 +9,9 @@ of ``logdensity_fn`` values, which must be densities with respect to the layout'
 (counting measure on k × Lebesgue measure on the active coordinates), times the proposal densities
 and the Jacobian of Green's dimension-matching map.
 
-One step makes one move (Green 1995 §4.1), chosen with probabilities that depend on k only:
+Each move (Green 1995 §4.1) is chosen with probabilities that depend on k only; a step makes
+``moves`` of them in turn (default 10; a composition of one reversible kernel with itself is
+reversible):
 
 - height change (prob. η_k): j uniform on 0..k, η′_j = η_j + v, v ~ U(−w, w) (Green: w = ½,
   a log-height random walk); symmetric, A = π(θ′)/π(θ).
@@ -37,7 +39,8 @@ Green's choice, under which the prior ratio of k and the b/d ratio cancel.
 
 The mixture of these moves satisfies detailed balance with respect to π on the layout's support
 (Green 1995, Eq. 8), so the kernel is reversible (``make_reverse`` is not needed). One log-density
-evaluation per step (the current value is cached): ``n_evals`` = 1. NaN densities are rejections.
+evaluation per move (the current value is cached): ``n_evals`` = ``moves``. NaN densities are
+rejections.
 """
 
 from __future__ import annotations
@@ -48,7 +51,7 @@ from typing import NamedTuple
 import jax
 import jax.numpy as jnp
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field, PositiveFloat
+from pydantic import BaseModel, ConfigDict, Field, PositiveFloat, PositiveInt
 
 from tempering.errors import UserInputError
 from tempering.kernels.base import BoundKernel, Kernel, KernelSpec, LogDensity, StepInfo
@@ -61,10 +64,11 @@ HEIGHT, POSITION, BIRTH, DEATH = 0, 1, 2, 3
 class RjChangepointOptions(BaseModel):
     """``lam``: the Poisson mean that balances birth and death (Green's b_k, d_k; exact for any
     value, efficient at the model's λ); ``c_max``: the cap on b_k + d_k; ``height_step``: w of the
-    log-height move U(−w, w)."""
+    log-height move U(−w, w); ``moves``: Green moves per step (each one evaluation)."""
 
     model_config = ConfigDict(extra="forbid")
 
+    moves: PositiveInt = 10
     lam: PositiveFloat = 3.0
     c_max: float = Field(0.9, gt=0.0, le=1.0)
     height_step: PositiveFloat = 0.5
@@ -177,10 +181,12 @@ def _propose(uniforms: Array, theta: Array, k_max: int, probs: Array, height_ste
 
 
 def make(logdensity_fn: LogDensity, k_max: int, height_step: Array | float = 0.5,
-         lam: float = 3.0, c_max: float = 0.9, *,
+         lam: float = 3.0, c_max: float = 0.9, moves: int = 1, *,
          log_ratio_fn: Callable[..., Array] = birth_log_ratio) -> Kernel:
     """Green's reversible-jump kernel on the change-point layout with K = ``k_max``.
 
+    A step makes ``moves`` moves (``moves`` evaluations); the report's ``acceptance_rate`` is
+    their mean acceptance probability and ``is_accepted`` whether any was accepted.
     ``log_ratio_fn(k, ν, probs)`` is the birth's proposal-and-Jacobian log ratio
     (:func:`birth_log_ratio`); tests replace it with deliberately broken versions.
     """
@@ -190,7 +196,7 @@ def make(logdensity_fn: LogDensity, k_max: int, height_step: Array | float = 0.5
         position = jnp.asarray(position, jnp.float64)
         return RjState(position, finite_or_neg_inf(logdensity_fn(position)))
 
-    def step(key, state):
+    def one_move(state, key):
         uniforms = jax.random.uniform(key, (7,))
         proposal, log_q = _propose(uniforms, state.position, k_max, probs,
                                    jnp.asarray(height_step), log_ratio_fn)
@@ -200,9 +206,15 @@ def make(logdensity_fn: LogDensity, k_max: int, height_step: Array | float = 0.5
         accepted = jnp.log(uniforms[6]) < log_alpha
         new_state = RjState(jnp.where(accepted, proposal, state.position),
                             jnp.where(accepted, new_logdensity, state.logdensity))
-        info = StepInfo(jnp.exp(jnp.minimum(log_alpha, 0.0)), accepted, jnp.ones(()),
-                        jnp.zeros((), bool))
-        return new_state, info
+        return new_state, (jnp.exp(jnp.minimum(log_alpha, 0.0)), accepted)
+
+    def step(key, state):
+        if moves == 1:
+            state, (prob, accepted) = one_move(state, key)
+        else:
+            state, (prob, accepted) = jax.lax.scan(one_move, state, jax.random.split(key, moves))
+            prob, accepted = jnp.mean(prob), jnp.any(accepted)
+        return state, StepInfo(prob, accepted, jnp.asarray(float(moves)), jnp.zeros((), bool))
 
     return Kernel(init, step)
 
@@ -219,7 +231,8 @@ def bind(options: RjChangepointOptions, dim: int) -> BoundKernel:
     k_max = k_max_from_dim(dim)
 
     def factory(logdensity_fn, params):
-        return make(logdensity_fn, k_max, params["height_step"], options.lam, options.c_max)
+        return make(logdensity_fn, k_max, params["height_step"], options.lam, options.c_max,
+                    options.moves)
 
     return BoundKernel(factory, {"height_step": jnp.asarray(options.height_step, jnp.float64)},
                        None)

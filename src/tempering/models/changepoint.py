@@ -15,7 +15,8 @@ statistics of 2k + 1 uniforms on [t_min, t_max],
 and the heights are i.i.d. Gamma(α, β) with rate β (mean α/β). Green's α = 1, β = 200 days is, for
 dates in decimal years, β = 200/365.25 ≈ 0.548 per year (prior mean 1.83 events a year): the
 default. β is in the data's time unit; positions are reported in that unit and heights in events
-per unit. Seed 001 (§5) samples this model by reversible jump inside simulated tempering.
+per unit. It is the project's trans-dimensional example for seed 001 (importance tempering of
+reversible-jump chains, seed 001 §1 and §3; Green 1995 is its reference for RJMCMC).
 
 Units inside θ: time rescaled to u = (t − t_min)/L ∈ [0, 1] and heights per rescaled unit,
 h^u = L h ~ Gamma(α, β/L), so the reversible-jump kernel sees the same layout whatever the data.

@@ -28,7 +28,7 @@ MODELS: dict[str, ModelEntry] = {
                           "equal-weight Gaussian mixture, unknown means: K! equal modes"),
     "changepoint": ModelEntry(changepoint.ChangepointOptions, changepoint.build,
                               "Poisson-process rate with k change points, coal data (Green 1995; "
-                              "seed 001 §5); sample with rj_changepoint"),
+                              "seed 001's RJ setting); sample with rj_changepoint"),
 }
 
 
