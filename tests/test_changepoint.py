@@ -273,10 +273,15 @@ def test_simulated_events_follow_the_rate():
 
 # --------------------------------------------------------------------------- coal posterior
 
+@functools.lru_cache
+def coal_exact():
+    return exact_posterior(get_model("changepoint"))
+
+
 def test_coal_posterior_matches_exact_answer():
     model = get_model("changepoint")
     draws, stats = coal_chains()
-    draws, exact = draws[3], exact_posterior(model)
+    draws, exact = draws[3], coal_exact()
     length = model.attrs["t_max"] - model.attrs["t_min"]
     k = draws[..., 0]
     one = k == 1
@@ -294,7 +299,7 @@ def test_coal_posterior_published_figures():
     """Green (1995): k of 1–3 most probable; Jarrett's data: the main drop near 1890, from about
     3.1 to about 0.9 disasters a year."""
     model = get_model("changepoint")
-    draws, exact = coal_chains()[0][3], exact_posterior(model)
+    draws, exact = coal_chains()[0][3], coal_exact()
     length = model.attrs["t_max"] - model.attrs["t_min"]
     k = draws[..., 0].astype(int)
     assert int(np.argmax(np.bincount(k.ravel()))) == int(np.argmax(exact.prob_k)) == 3
@@ -307,7 +312,7 @@ def test_coal_posterior_published_figures():
 
 def test_exact_posterior_converged_in_quadrature():
     model = get_model("changepoint")
-    coarse, fine = exact_posterior(model, 4), exact_posterior(model)
+    coarse, fine = exact_posterior(model, 4), coal_exact()
     np.testing.assert_allclose(coarse.prob_k, fine.prob_k, atol=5e-4)
     assert coarse.position_given_1 == pytest.approx(fine.position_given_1, abs=1e-3)
 
@@ -384,6 +389,23 @@ def test_bind_rejects_other_layouts():
         spec.bind(spec.options(), 5)
     bound = spec.bind(spec.options(), 22)
     assert bound.make(lambda t: jnp.sum(t), bound.params).init(jnp.ones(22)).logdensity == 22.0
+
+
+def test_csv_events_and_window_defaults(tmp_path):
+    path = tmp_path / "events.csv"
+    path.write_text("time\n2.5\n7.0\n3.25\n", encoding="utf-8")
+    model = get_model("changepoint", data=str(path), k_max=2)
+    assert (model.attrs["t_min"], model.attrs["t_max"]) == (2.5, 7.0)  # the data's range
+    assert model.dim == 6 and model.n_data == 3
+    np.testing.assert_allclose(np.sort(np.asarray(model.data["u"])), [0.0, 0.75 / 4.5, 1.0])
+    coal = get_model("changepoint")
+    assert (coal.attrs["t_min"], coal.attrs["t_max"]) == (1851.0, 1963.0)  # Green's window
+    wide = tmp_path / "wide.csv"
+    wide.write_text("1,2\n3,4\n", encoding="utf-8")
+    with pytest.raises(UserInputError, match="one column"):
+        get_model("changepoint", data=str(wide))
+    with pytest.raises(UserInputError, match="not found"):
+        get_model("changepoint", data=str(tmp_path / "missing.csv"))
 
 
 def test_model_options_errors():

@@ -35,7 +35,9 @@ when k grows (birth) and (iii) resets the freed slot to 0 when k shrinks (death)
 support, and Green's acceptance ratio — densities under μ, proposal densities, the Jacobian of the
 dimension-matching map — makes it reversible with respect to it
 (:mod:`tempering.kernels.rj_changepoint`). The unused coordinates are a deterministic function of k,
-so the chain's marginal on (k, active coordinates) is exactly the intended posterior. (The
+so the chain's marginal on (k, active coordinates) is exactly the intended posterior. A tempered
+rung log p(θ) + β log p(t | θ) is a density with respect to the same μ, so the kernel is exact on
+every rung, and importance weights between rungs (likelihood powers) are well defined. (The
 alternative — unused slots as independent draws from a fixed auxiliary density — would work too, but
 every kernel would then have to refresh them; fixed zeros need nothing.) Kernels that move every
 coordinate continuously (RWM, HMC, slice) cannot change k or leave this support: use
