@@ -26,6 +26,12 @@ def print_summary(summary: dict[str, Any], console: Console | None = None) -> No
         table.add_row(name, _fmt(row["mean"], 4), _fmt(row["sd"], 3), _fmt(row["ess_bulk"], 4),
                       _fmt(row["ess_tail"], 4), f"{row['rhat']:.3f}", _fmt(row["mcse_mean"], 2))
     console.print(table)
+    partial = [name for name, row in summary["params"].items() if row.get("defined", 1.0) < 1.0]
+    if partial:
+        console.print(f"{len(partial)} components are undefined (NaN) in some draws (unused slots "
+                      f"of a variable-dimension model, e.g. {partial[0]}): their mean and sd are "
+                      f"over the draws where defined (share: `defined` in --json); no ESS, R-hat "
+                      f"or MCSE; the totals below leave them out.")
     wall = summary["wall_seconds"]
     console.print(
         f"R-hat max {summary['rhat_max']:.3f}   ESS bulk min {summary['ess_bulk_min']:.0f}  "

@@ -51,6 +51,38 @@ def _diagnostic(fn, values: np.ndarray, **kwargs) -> float:
         return float(fn(values, **kwargs))
 
 
+def _param_row(values: np.ndarray) -> dict[str, float]:
+    """Mean, sd and diagnostics of one (chain, draw) series, and the share of draws defining it.
+
+    A component that is NaN in some draws — an unused slot of a variable-dimension model, such as
+    a change point beyond k (:mod:`tempering.models.changepoint`) — gets its mean and sd over the
+    draws where it is defined (``defined`` < 1) and no ESS, R-hat or MCSE: those need a series
+    with every draw.
+    """
+    defined = ~np.isnan(values)
+    share = float(np.mean(defined))
+    if share < 1.0:
+        picked = values[defined]
+        nan = float("nan")
+        return {"mean": float(np.mean(picked)) if picked.size else nan,
+                "sd": float(np.std(picked, ddof=1)) if picked.size > 1 else nan,
+                "ess_bulk": nan, "ess_tail": nan, "rhat": nan, "mcse_mean": nan,
+                "rhat_gr": nan, "ess_gr": nan, "defined": share}
+    multi_chain = values.shape[0] >= 2
+    gr = gelman_rubin(values) if multi_chain else None
+    return {
+        "mean": float(np.mean(values)),
+        "sd": float(np.std(values, ddof=1)),
+        "ess_bulk": _diagnostic(az.ess, values, method="bulk"),
+        "ess_tail": _diagnostic(az.ess, values, method="tail"),
+        "rhat": _diagnostic(az.rhat, values, method="rank"),
+        "mcse_mean": _diagnostic(az.mcse, values, method="mean"),
+        "rhat_gr": float(gr.rhat) if gr else float("nan"),
+        "ess_gr": float(ess_between_chain(values)) if multi_chain else float("nan"),
+        "defined": share,
+    }
+
+
 def tempering_stats(stats) -> dict[str, Any]:
     """Swap rates per adjacent pair and round trips (PT family), or the tempered-transition
     acceptance rate (TT family); empty for other samplers.
@@ -99,22 +131,12 @@ def summarize(idata: az.InferenceData) -> dict[str, Any]:
     ``draws``, ``cost_per_draw`` and, for tempering samplers, :func:`tempering_stats`; for samplers
     that count their evaluations, :func:`discretizing_stats`.
     """
-    params = {}
-    for name, values in _scalar_series(idata.posterior).items():
-        multi_chain = values.shape[0] >= 2
-        gr = gelman_rubin(values) if multi_chain else None
-        params[name] = {
-            "mean": float(np.mean(values)),
-            "sd": float(np.std(values, ddof=1)),
-            "ess_bulk": _diagnostic(az.ess, values, method="bulk"),
-            "ess_tail": _diagnostic(az.ess, values, method="tail"),
-            "rhat": _diagnostic(az.rhat, values, method="rank"),
-            "mcse_mean": _diagnostic(az.mcse, values, method="mean"),
-            "rhat_gr": float(gr.rhat) if gr else float("nan"),
-            "ess_gr": float(ess_between_chain(values)) if multi_chain else float("nan"),
-        }
-    rhats = [p["rhat"] for p in params.values()]
-    ess = [p["ess_bulk"] for p in params.values()]
+    params = {name: _param_row(values)
+              for name, values in _scalar_series(idata.posterior).items()}
+    # partly defined components (NaN in some draws) have no diagnostics: leave them out of totals
+    full = [p for p in params.values() if p["defined"] == 1.0] or list(params.values())
+    rhats = [p["rhat"] for p in full]
+    ess = [p["ess_bulk"] for p in full]
     warm = float(run_attr(idata, "wall_seconds_warmup", 0.0))
     samp = float(run_attr(idata, "wall_seconds_sampling", 0.0))
     cost = float(run_attr(idata, "cost_total", float("nan")))

@@ -7,7 +7,7 @@ from typing import Any, NamedTuple
 
 from pydantic import BaseModel
 
-from tempering.models import gp_const, gp_regression, mixture, mvn_mean
+from tempering.models import changepoint, gp_const, gp_regression, mixture, mvn_mean
 from tempering.models.base import Model
 
 
@@ -26,6 +26,9 @@ MODELS: dict[str, ModelEntry] = {
                            "GP regression, c² + η² exp(−‖x−x′‖²/ρ²) covariance (seed 002 §5.1)"),
     "mixture": ModelEntry(mixture.MixtureOptions, mixture.build,
                           "equal-weight Gaussian mixture, unknown means: K! equal modes"),
+    "changepoint": ModelEntry(changepoint.ChangepointOptions, changepoint.build,
+                              "Poisson-process rate with k change points, coal data (Green 1995; "
+                              "seed 001's RJ setting); sample with rj_changepoint"),
 }
 
 
