@@ -20,6 +20,7 @@ from tempering.diagnostics.paper import (
     ess_per_second,
     gelman_rubin,
 )
+from tempering.errors import UserInputError
 from tempering.run.output import run_attr
 
 
@@ -71,16 +72,28 @@ def tempering_stats(stats) -> dict[str, Any]:
     return out
 
 
-def summarize(idata: az.InferenceData) -> dict[str, Any]:
+def summarize(idata: az.InferenceData, weights: str | None = None) -> dict[str, Any]:
     """The summary as one JSON-ready dict.
 
     Keys: ``params`` (name → mean, sd, ess_bulk, ess_tail, rhat, mcse_mean, rhat_gr, ess_gr),
     ``rhat_max``, ``ess_bulk_min``, ``ess_bulk_median``, ``wall_seconds`` (warmup, sampling, total),
     ``cost_total``, ``ess_per_second``, ``ess_per_cost``, plus ``sampler``, ``model``, ``chains``,
     ``draws``, ``cost_per_draw`` and, for tempering samplers, :func:`tempering_stats`.
+
+    A run that kept every rung's draws (``st``, ``pt`` with ``keep_all_rungs``) is summarised by
+    importance tempering with the combination ``weights`` (``optimal`` by default, ``naive``,
+    ``st``; :func:`~tempering.diagnostics.it_summary.it_summary`), adding the ``it`` and
+    ``evidence`` blocks; ``weights`` on any other run is a :class:`UserInputError`.
     """
-    params = {}
-    for name, values in _scalar_series(idata.posterior).items():
+    from tempering.diagnostics.it_summary import has_rungs, it_summary
+
+    rungs = has_rungs(idata)
+    if weights is not None and not rungs:
+        raise UserInputError(f"--weights {weights}: this run has no rungs to weight (use "
+                             "--sampler st, or pt with --set sampler.keep_all_rungs=true)")
+    it = it_summary(idata, weights or "optimal") if rungs else {}
+    params = it.pop("params", {})
+    for name, values in ({} if rungs else _scalar_series(idata.posterior)).items():
         multi_chain = values.shape[0] >= 2
         gr = gelman_rubin(values) if multi_chain else None
         params[name] = {
@@ -114,4 +127,5 @@ def summarize(idata: az.InferenceData) -> dict[str, Any]:
         "ess_per_cost": float(ess_per_cost(ess_min, cost)),
         "cost_per_draw": float(np.mean(idata.sample_stats["cost"].values)),
         **tempering_stats(idata.sample_stats),
+        **it,
     }
