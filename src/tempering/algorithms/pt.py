@@ -19,6 +19,11 @@ per proposal, counted. For a subset ladder those are the "two extra evaluations"
 caveat.
 
 A round trip is counted when a replica that has visited rung 0 and then rung M returns to rung 0.
+
+With ``keep_all_rungs`` (a power ladder's model), every rung's draw is kept, as importance tempering
+over MC3 (seed 001 §4) needs: ``position`` returns the (rungs, dim) stack, and the stats carry each
+rung's index ``rung``, its log-likelihood ``log_tempered`` = U = (h_m − log p(θ))/β_m (read off the
+cached density; evaluated, and counted, at β = 0) and its log importance weight (1 − β_m) U.
 """
 
 from __future__ import annotations
@@ -33,6 +38,7 @@ from tempering.algorithms.base import Algorithm, AlgorithmInfo, run_steps
 from tempering.algorithms.tempering_options import rung_slice, visit, warmup_rung
 from tempering.kernels.base import BoundKernel
 from tempering.ladders import TemperingLadder
+from tempering.models.base import Model
 
 AT_NOTHING, AT_BOTTOM, AT_TOP = 0, 1, 2
 
@@ -66,7 +72,8 @@ def update_round_trips(index, last_end, round_trips):
 
 def parallel_tempering(ladder: TemperingLadder, bound: BoundKernel, params: Any, *, name: str,
                        options: dict, swap: str = "sweep", inner_steps: int = 1,
-                       log_ratio: Callable = swap_log_ratio) -> Algorithm:
+                       log_ratio: Callable = swap_log_ratio,
+                       keep_all_rungs: Model | None = None) -> Algorithm:
     """Build PT (power ladder) or SPT (subset ladder with ``redraw=False``).
 
     Parameters
@@ -78,7 +85,11 @@ def parallel_tempering(ladder: TemperingLadder, bound: BoundKernel, params: Any,
     log_ratio
         The swap log-ratio; replaceable only to show that a wrong one (e.g. transposed terms)
         breaks invariance.
+    keep_all_rungs
+        The model of a power ladder, to keep every rung's draws with their importance weights.
     """
+    if keep_all_rungs is not None and ladder.kind != "power":
+        raise ValueError("keep_all_rungs needs a power ladder (subset rungs have no power weights)")
     if ladder.redraw:
         raise ValueError("parallel tempering keeps its subsets: use a ladder with redraw=False")
     n_rungs = ladder.num_rungs
@@ -138,6 +149,10 @@ def parallel_tempering(ladder: TemperingLadder, bound: BoundKernel, params: Any,
         new = PTState(replicas, index, last_end, round_trips, state.iteration + 1, state.view)
         stats |= {"round_trips": round_trips, "rung_acceptance": jnp.stack(rung_accept),
                   "replica_at_rung": index}
+        if keep_all_rungs is not None:
+            all_rungs, energy_cost = _all_rungs_stats(keep_all_rungs, ladder.betas, replicas)
+            stats |= all_rungs
+            cost = cost + energy_cost
         info = AlgorithmInfo(rung_accept[0], cost + swap_cost, replicas[0].logdensity, stats)
         return new, info
 
@@ -156,4 +171,25 @@ def parallel_tempering(ladder: TemperingLadder, bound: BoundKernel, params: Any,
         params = jax.tree.map(lambda *ps: jnp.stack(ps), *tuned)
         return state._replace(replicas=tuple(replicas)), params, cost
 
-    return Algorithm(name, init, warmup, step, lambda s: s.replicas[0].position, params, options)
+    def position(state):
+        if keep_all_rungs is None:
+            return state.replicas[0].position
+        return jnp.stack([r.position for r in state.replicas])
+
+    return Algorithm(name, init, warmup, step, position, params, options)
+
+
+def _all_rungs_stats(model: Model, betas: tuple[float, ...], replicas) -> tuple[dict, jax.Array]:
+    """Every rung's index, U = log p(X | θ) and log weight (1 − β) U; the evaluations' cost."""
+    energies, cost = [], jnp.zeros(())
+    for beta, replica in zip(betas, replicas, strict=True):
+        if beta > 0:
+            energies.append((replica.logdensity - model.log_prior(replica.position)) / beta)
+        else:
+            energies.append(model.log_lik(replica.position))
+            cost = cost + 1.0
+    energy = jnp.stack(energies)
+    one_minus = 1.0 - jnp.asarray(betas)
+    log_weight = jnp.where(one_minus == 0, 0.0, one_minus * energy)
+    return {"rung": jnp.arange(len(betas), dtype=jnp.int32), "log_tempered": energy,
+            "log_weight": log_weight}, cost

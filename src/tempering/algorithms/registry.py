@@ -49,11 +49,14 @@ def _register_tempering() -> None:
         rung_params,
     )
     from tempering.algorithms.tt import tempered_transitions
-    from tempering.ladders import geometric_betas, power_tempering_ladder, subset_tempering_ladder
+    from tempering.ladders import power_tempering_ladder, subset_tempering_ladder
 
     def build(name: str):
         def builder(model: Model, options) -> Algorithm:
-            betas = geometric_betas(options.rungs, options.beta_min)
+            betas = ladder_betas_of(options, power=name in ("pt", "tt"))
+            if getattr(options, "keep_all_rungs", False) and name != "pt":
+                raise UserInputError("sampler.keep_all_rungs: only pt keeps every rung (subset "
+                                     "rungs have no power weights)")
             if name in ("pt", "tt"):
                 ladder = power_tempering_ladder(model, betas)
             else:
@@ -65,8 +68,10 @@ def _register_tempering() -> None:
                         **inner_options.model_dump(), "betas": list(ladder.betas),
                         "sizes": list(ladder.sizes), "rung_costs": list(ladder.costs)}
             if name in ("pt", "spt"):
+                keep = model if name == "pt" and options.keep_all_rungs else None
                 return parallel_tempering(ladder, bound, params, name=name, options=recorded,
-                                          swap=options.swap, inner_steps=options.inner_steps)
+                                          swap=options.swap, inner_steps=options.inner_steps,
+                                          keep_all_rungs=keep)
             return tempered_transitions(ladder, bound, params, name=name, options=recorded,
                                         inner_steps=options.inner_steps)
 
@@ -142,3 +147,43 @@ def _register_approximation_samplers() -> None:
 
 
 _register_approximation_samplers()
+def ladder_betas_of(options, power: bool = True):
+    """The β ladder a tempering sampler's options name (``ladder``, ``rungs``, ``beta_min``,
+    ``prior_rung``); a prior rung needs a power ladder and likelihood tempering."""
+    from tempering.ladders import ladder_betas
+
+    if options.prior_rung and not power:
+        raise UserInputError("sampler.prior_rung: only power ladders (pt, tt, st) have a prior "
+                             "rung")
+    if options.prior_rung and getattr(options, "tempering", "likelihood") != "likelihood":
+        raise UserInputError("sampler.prior_rung: needs tempering = likelihood (the tempered "
+                             "posterior at k = 0 is flat)")
+    try:
+        return ladder_betas(options.ladder, options.rungs, options.beta_min, options.prior_rung)
+    except ValueError as err:
+        raise UserInputError(f"sampler: {err}") from None
+
+
+def _register_st() -> None:
+    """Simulated tempering (seed 001) over a flat θ with any inner kernel."""
+    from tempering.algorithms.st import simulated_tempering
+    from tempering.algorithms.tempered_family import flat_family
+    from tempering.algorithms.tempering_options import STOptions, bind_inner, rung_params
+
+    def builder(model: Model, options) -> Algorithm:
+        betas = ladder_betas_of(options)
+        bound, inner_options = bind_inner(options, model.dim)
+        family = flat_family(model, bound, rung_params(bound, options.inner, betas),
+                             options.tempering)
+        recorded = {**options.model_dump(exclude=set(options.model_extra or {})),
+                    **inner_options.model_dump(), "betas": list(map(float, betas))}
+        return simulated_tempering(family, betas, name="st", options=recorded,
+                                   inner_steps=options.inner_steps, c0=options.c0, n0=options.n0,
+                                   pseudo_prior_init=options.pseudo_prior_init)
+
+    SAMPLERS["st"] = SamplerEntry(STOptions, builder, "simulated tempering with a tuned "
+                                  "pseudo-prior, every draw kept for importance tempering (seed "
+                                  "001); also takes the inner kernel's options")
+
+
+_register_st()

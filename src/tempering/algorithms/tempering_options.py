@@ -5,7 +5,11 @@ A tempering sampler's options are its own (``inner``, ``rungs``, ``beta_min``, `
 --set sampler.step_size=0.01 --set sampler.num_steps=5``. Per-rung parameters follow seed 000 §4.3:
 the RWM proposal scale is σ_m = σ · β_m^(−1/2) (``step_size`` is σ at the target, default 0.1); HMC
 keeps one ε on every rung, as the paper does; slice widths and NUTS start equal on every rung (NUTS
-and any ``adapt_step_size`` adapt per rung in warmup).
+and any ``adapt_step_size`` adapt per rung in warmup). A prior rung (β = 0) gets the RWM scale of
+the smallest positive β.
+
+``ladder`` picks the spacing of β between 1 and ``beta_min`` (geometric, harmonic, sigmoidal; see
+:mod:`tempering.ladders.schedule`), ``prior_rung`` appends β = 0 (power ladders only).
 """
 
 from __future__ import annotations
@@ -31,10 +35,30 @@ class TemperingOptions(BaseModel):
     rungs: int = Field(7, ge=2)
     beta_min: float = Field(0.125, gt=0.0, lt=1.0)
     inner_steps: PositiveInt = 1
+    ladder: Literal["geometric", "harmonic", "sigmoidal"] = "geometric"
+    prior_rung: bool = False
 
 
 class PTOptions(TemperingOptions):
+    """``keep_all_rungs``: write every rung's draws (IMC3, for importance tempering and evidence
+    estimates), not only the target's."""
+
     swap: Literal["sweep", "deo"] = "sweep"
+    keep_all_rungs: bool = False
+
+
+class STOptions(TemperingOptions):
+    """Simulated tempering (seed 001): a ladder of ``rungs`` = m inverse temperatures (tgp's
+    defaults m = 40, k_min = 0.1), ``tempering`` of the likelihood only or of the whole
+    posterior, stochastic-approximation gain c0/(t + n0) for the pseudo-prior in warmup, and its
+    starting value (``pilot``: thermodynamic integration over short per-rung runs; ``uniform``)."""
+
+    rungs: int = Field(40, ge=2)
+    beta_min: float = Field(0.1, gt=0.0, lt=1.0)
+    tempering: Literal["likelihood", "posterior"] = "likelihood"
+    c0: float = Field(100.0, gt=0.0)
+    n0: float = Field(1000.0, ge=0.0)
+    pseudo_prior_init: Literal["pilot", "uniform"] = "pilot"
 
 
 class SPTOptions(PTOptions):
@@ -64,7 +88,9 @@ def rung_params(bound: BoundKernel, inner: str, betas: np.ndarray) -> dict[str, 
     """Tunable inner-kernel parameters stacked over rungs (leading axis = rung)."""
     stacked = jax.tree.map(lambda p: jnp.stack([p] * len(betas)), bound.params)
     if inner == "rwm":
-        scale = jnp.asarray(betas, jnp.float64) ** -0.5
+        betas = np.asarray(betas, dtype=float)
+        floor = betas[betas > 0].min()  # a prior rung (β = 0) takes the hottest positive β's scale
+        scale = jnp.asarray(np.maximum(betas, floor), jnp.float64) ** -0.5
         stacked = {**stacked, "step_size": stacked["step_size"] * scale[:, None]}
     return stacked
 

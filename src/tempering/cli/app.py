@@ -83,17 +83,26 @@ def sample(
     typer.echo(f"wrote {path}")
 
 
+class ITWeights(StrEnum):
+    optimal = "optimal"
+    naive = "naive"
+    st = "st"
+
+
 @app.command()
 def summary(
     run: Annotated[Path, typer.Argument(help="A run file written by `tempering sample`.")],
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+    weights: Annotated[ITWeights | None, typer.Option(
+        help="Importance-tempering combination of the rungs (st, or pt with keep_all_rungs); "
+             "default optimal.")] = None,
 ) -> None:
     """Per-parameter mean, sd, ESS, R-hat and MCSE, and the run's totals."""
     from tempering.cli.render import print_summary
     from tempering.diagnostics import summarize
     from tempering.run.output import load_run
 
-    result = summarize(load_run(run))
+    result = summarize(load_run(run), weights=None if weights is None else weights.value)
     if as_json:
         typer.echo(json.dumps(json_ready(result), indent=2, allow_nan=False))
     else:

@@ -54,3 +54,19 @@ def print_summary(summary: dict[str, Any], console: Console | None = None) -> No
                                     ("cache_hits", "cache hits"))]
         console.print(f"{', '.join(parts)}; {_fmt(100 * ev['cache_hit_rate'], 3)}% of mark moves "
                       f"from cache; mark acceptance {ev['mark_accept_rate']:.3f}")
+    if "it" in summary:
+        print_it(summary, console)
+
+
+def print_it(summary: dict[str, Any], console: Console) -> None:
+    """The importance-tempering and evidence lines of a run with rungs."""
+    it, ev = summary["it"], summary["evidence"]
+    console.print(
+        f"importance tempering ({it['weights']} weights; mean and sd above are weighted, "
+        f"ess_bulk = (sd/MCSE)²): IS ESS optimal {_fmt(it['ess_optimal'], 5)}, naive "
+        f"{_fmt(it['ess_naive'], 5)}, st {_fmt(it['ess_st'], 5)}; Σ per-rung ESS − 1/4 − 1/T = "
+        f"{_fmt(it['bound'], 5)} (bound holds: {it['bound_holds']})\n"
+        f"per-rung ESS: {' '.join(_fmt(e, 3) for e in it['ess_per_rung'])}\n"
+        f"lambda: {' '.join(f'{v:.3f}' for v in it['lambda'])}\n"
+        f"{ev['quantity']}: TI {_fmt(ev['ti'], 6)} ± {_fmt(ev['ti_mcse'], 2)}, stepping stones "
+        f"{_fmt(ev['ss'], 6)} ± {_fmt(ev['ss_mcse'], 2)}")

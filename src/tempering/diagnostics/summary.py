@@ -20,6 +20,7 @@ from tempering.diagnostics.paper import (
     ess_per_second,
     gelman_rubin,
 )
+from tempering.errors import UserInputError
 from tempering.run.output import run_attr
 
 
@@ -122,7 +123,7 @@ def discretizing_stats(stats) -> dict[str, Any]:
     }}
 
 
-def summarize(idata: az.InferenceData) -> dict[str, Any]:
+def summarize(idata: az.InferenceData, weights: str | None = None) -> dict[str, Any]:
     """The summary as one JSON-ready dict.
 
     Keys: ``params`` (name → mean, sd, ess_bulk, ess_tail, rhat, mcse_mean, rhat_gr, ess_gr),
@@ -130,11 +131,24 @@ def summarize(idata: az.InferenceData) -> dict[str, Any]:
     ``cost_total``, ``ess_per_second``, ``ess_per_cost``, plus ``sampler``, ``model``, ``chains``,
     ``draws``, ``cost_per_draw`` and, for tempering samplers, :func:`tempering_stats`; for samplers
     that count their evaluations, :func:`discretizing_stats`.
+
+    A run that kept every rung's draws (``st``, ``pt`` with ``keep_all_rungs``) is summarised by
+    importance tempering with the combination ``weights`` (``optimal`` by default, ``naive``,
+    ``st``; :func:`~tempering.diagnostics.it_summary.it_summary`), adding the ``it`` and
+    ``evidence`` blocks; ``weights`` on any other run is a :class:`UserInputError`.
     """
-    params = {name: _param_row(values)
-              for name, values in _scalar_series(idata.posterior).items()}
+    from tempering.diagnostics.it_summary import has_rungs, it_summary
+
+    rungs = has_rungs(idata)
+    if weights is not None and not rungs:
+        raise UserInputError(f"--weights {weights}: this run has no rungs to weight (use "
+                             "--sampler st, or pt with --set sampler.keep_all_rungs=true)")
+    it = it_summary(idata, weights or "optimal") if rungs else {}
+    params = it.pop("params", {})
+    for name, values in ({} if rungs else _scalar_series(idata.posterior)).items():
+        params[name] = _param_row(values)
     # partly defined components (NaN in some draws) have no diagnostics: leave them out of totals
-    full = [p for p in params.values() if p["defined"] == 1.0] or list(params.values())
+    full = [p for p in params.values() if p.get("defined", 1.0) == 1.0] or list(params.values())
     rhats = [p["rhat"] for p in full]
     ess = [p["ess_bulk"] for p in full]
     warm = float(run_attr(idata, "wall_seconds_warmup", 0.0))
@@ -157,4 +171,5 @@ def summarize(idata: az.InferenceData) -> dict[str, Any]:
         "cost_per_draw": float(np.mean(idata.sample_stats["cost"].values)),
         **tempering_stats(idata.sample_stats),
         **discretizing_stats(idata.sample_stats),
+        **it,
     }

@@ -1,7 +1,12 @@
 """Rungs of a temperature or approximation ladder, and the schedules that place them."""
 
 from tempering.ladders.base import Ladder, Rung, power_ladder, target_rung
-from tempering.ladders.schedule import geometric_betas
+from tempering.ladders.schedule import (
+    geometric_betas,
+    harmonic_betas,
+    ladder_betas,
+    sigmoidal_betas,
+)
 from tempering.ladders.tempering import (
     TemperingLadder,
     power_tempering_ladder,
@@ -14,8 +19,11 @@ __all__ = [
     "Rung",
     "TemperingLadder",
     "geometric_betas",
+    "harmonic_betas",
+    "ladder_betas",
     "power_ladder",
     "power_tempering_ladder",
+    "sigmoidal_betas",
     "subset_sizes",
     "subset_tempering_ladder",
     "target_rung",

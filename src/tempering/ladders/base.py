@@ -48,6 +48,8 @@ def power_ladder(model: Model, betas: Sequence[float]) -> Ladder:
 
     def rung(beta: float) -> Rung:
         def log_density(theta):
+            if beta == 0.0:  # the prior rung: 0 · log p(X | θ) is 0 even where p(X | θ) = 0
+                return model.log_prior(theta)
             return finite_or_neg_inf(model.log_prior(theta) + beta * model.log_lik(theta))
 
         return Rung(log_density, 1.0, float(beta))

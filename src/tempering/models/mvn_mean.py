@@ -118,3 +118,33 @@ def build(options: MvnMeanOptions) -> Model:
         x = theta_true + rng.standard_normal((options.n or 256, dim)) @ chol.T
         attrs = {"data_source": "synthetic", "theta_true": theta_true.tolist()}
     return mvn_mean_model(x, cov, options.prior_sd, options=options.model_dump(), attrs=attrs)
+
+
+def analytic_log_evidence(model: Model, beta: float | jax.Array = 1.0) -> jax.Array:
+    """log Z(β) = log ∫ p(θ) p(X | θ)^β dθ of an ``mvn_mean`` model, exactly (β ≥ 0; β = 1 is the
+    log evidence log p(X), β = 0 gives 0).
+
+    With x̄ the data mean, S = Σ_n (x_n − x̄)ᵀ Σ⁻¹ (x_n − x̄), C = −(N/2)(D log 2π + log|Σ|),
+    P_0 = I/σ_0² and Q = βN Σ⁻¹, b = Q x̄: β log p(X | θ) = β C − β S/2 − ½ (θ − x̄)ᵀ Q (θ − x̄), and
+    the Gaussian integral against N(θ; 0, P_0⁻¹) gives
+
+        log Z(β) = β C − β S/2 − ½ x̄ᵀ Q x̄ − ½ log|I + σ_0² Q| + ½ bᵀ (P_0 + Q)⁻¹ b.
+
+    Written in ``jax.numpy``, so that d log Z/dβ = E_β[log p(X | θ)] and d² log Z/dβ² =
+    Var_β[log p(X | θ)] follow by ``jax.grad`` (the integrands of thermodynamic integration).
+    """
+    x = jnp.asarray(model.data["x"])
+    cov = jnp.asarray(model.attrs["cov"])
+    prior_var = float(model.options["prior_sd"]) ** 2
+    n, dim = x.shape
+    cov_inv = jnp.linalg.inv(cov)
+    xbar = x.mean(axis=0)
+    resid = x - xbar
+    scatter = jnp.sum((resid @ cov_inv) * resid)
+    const = -0.5 * n * (dim * LOG_2PI + jnp.linalg.slogdet(cov)[1])
+    q = beta * n * cov_inv
+    b = q @ xbar
+    precision = jnp.eye(dim) / prior_var + q
+    return (beta * const - 0.5 * beta * scatter - 0.5 * xbar @ q @ xbar
+            - 0.5 * jnp.linalg.slogdet(jnp.eye(dim) + prior_var * q)[1]
+            + 0.5 * b @ jnp.linalg.solve(precision, b))

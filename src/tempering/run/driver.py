@@ -226,8 +226,11 @@ def run_chains(model: Model, algorithm: Algorithm, *, key: int | jax.Array, draw
     final_params = jax.tree.map(lambda *xs: jnp.concatenate(xs, axis=0), *param_out)
 
     theta = record.pop("position")
-    constrained = jax.jit(jax.vmap(jax.vmap(model.constrain)))(jnp.asarray(theta))
-    posterior = posterior_dataset(model, jax.tree.map(np.asarray, constrained))
+    rung_axis = theta.ndim == 4  # every rung's draw (PT keep_all_rungs): (chain, draw, rung, dim)
+    constrain = jax.vmap(model.constrain) if rung_axis else model.constrain
+    constrained = jax.jit(jax.vmap(jax.vmap(constrain)))(jnp.asarray(theta))
+    posterior = posterior_dataset(model, jax.tree.map(np.asarray, constrained),
+                                  rung_axis=rung_axis)
     attrs = {
         "sampler": algorithm.name, "model": model.name, "model_options": model.options,
         "sampler_options": algorithm.options, "model_attrs": model.attrs, "seed": seed_record,

@@ -29,13 +29,25 @@ def _attr_value(value: Any) -> Any:
     return json.dumps(value, default=lambda v: np.asarray(v).tolist())
 
 
-def posterior_dataset(model: Model, draws: dict[str, np.ndarray]) -> xr.Dataset:
-    """Constrained draws {name: (chain, draw, *shape)} as a Dataset with named dims."""
+RUNG_STATS = ("rung", "log_tempered", "log_weight")
+
+
+def posterior_dataset(model: Model, draws: dict[str, np.ndarray],
+                      rung_axis: bool = False) -> xr.Dataset:
+    """Constrained draws {name: (chain, draw, *shape)} as a Dataset with named dims.
+
+    With ``rung_axis`` the draws are (chain, draw, ladder, *shape): every rung's draw of a
+    tempering run (PT with ``keep_all_rungs``), ladder position 0 the target; ``sample_stats`` then
+    holds ``rung`` (the rung index of each ladder position), ``log_tempered`` and ``log_weight``
+    with the same (chain, draw, ladder) dims. (The dimension is not called ``rung``: a variable
+    may not share its name with a dimension.)
+    """
     variables = {}
     for spec in model.params:
         values = np.asarray(draws[spec.name])
-        dims = ["chain", "draw"] + [f"{spec.name}_dim" if len(spec.shape) == 1 else
-                                    f"{spec.name}_dim_{i}" for i in range(len(spec.shape))]
+        dims = ["chain", "draw"] + (["ladder"] if rung_axis else []) + [
+            f"{spec.name}_dim" if len(spec.shape) == 1 else f"{spec.name}_dim_{i}"
+            for i in range(len(spec.shape))]
         variables[spec.name] = (dims, values)
     first = np.asarray(draws[model.params[0].name])
     coords = {"chain": np.arange(first.shape[0]), "draw": np.arange(first.shape[1])}
@@ -50,6 +62,8 @@ def build_inference_data(posterior: xr.Dataset, stats: dict[str, np.ndarray],
     for name, values in stats.items():
         values = np.asarray(values)
         dims = ["chain", "draw"] + [f"{name}_dim_{i}" for i in range(values.ndim - 2)]
+        if name in RUNG_STATS and "ladder" in posterior.dims and values.ndim == 3:
+            dims[2] = "ladder"
         stat_vars[name] = (dims, values)
     sample_stats = xr.Dataset(stat_vars, coords=coords)
     posterior = posterior.assign_attrs({k: _attr_value(v) for k, v in attrs.items()})

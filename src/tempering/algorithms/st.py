@@ -1,0 +1,211 @@
+"""Simulated tempering (Marinari & Parisi 1992; Geyer & Thompson 1995; seed 001 §2).
+
+State: the inner sampler's state x (any state space, see
+:mod:`tempering.algorithms.tempered_family`) and its rung i, rung 0 the target (k_0 = 1; the
+paper's k_1). The chain targets
+
+    π(x, i) ∝ p̃(i) exp(b(x) + k_i U(x)),
+
+so its draws at rung 0 are draws from the target and its draws at every rung are importance
+samples for it with log weight (1 − k_i) U(x) (seed 001 Eq. 1 and §2.1; :mod:`importance`).
+
+One iteration: ``inner_steps`` inner updates of x at the current rung (any inner kernel, with that
+rung's parameters), then a proposal to a neighbouring rung j — from an end rung its only
+neighbour, otherwise either neighbour with probability ½ (tgp's ``Temper::Propose``) — accepted
+with probability min(1, r),
+
+    log r = (k_j − k_i) U(x) + log p̃(j) − log p̃(i) + log q(j → i) − log q(i → j),
+
+q(i → j) = 1/(number of neighbours of i). Both updates leave π(x, i) invariant, so their
+composition does. The pseudo-prior p̃ is a tunable parameter: adapted in warmup
+(:mod:`pseudo_prior`: a pilot starting value, stochastic approximation, occupation-count
+correction) and frozen while sampling, when :func:`simulated_tempering`'s ``step`` cannot change
+it (it is an argument, not part of the state).
+
+Warmup of W steps: first a pilot in which every rung's inner kernel runs on its own (vmapped over
+rungs) for ⌊W/4⌋ adaptation — NUTS, ``adapt_step_size`` — or burn-in steps and then ⌊W/4⌋
+recorded steps, which give the starting pseudo-prior (skipped with
+``pseudo_prior_init="uniform"``, tgp's start); then ⌊W/2⌋ ST iterations with stochastic
+approximation; then the remaining W − ⌊W/2⌋ iterations with p̃ fixed, counting occupations for
+the final correction. The pilot costs about m W/2 extra evaluations (counted in the warmup cost).
+
+Cost per iteration: the inner steps' evaluations, plus one evaluation of U at the prior rung
+(k = 0; elsewhere U is read off the cached density) and one re-initialisation after an accepted
+rung move when the inner state caches a gradient (HMC, NUTS).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, Literal, NamedTuple
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from tempering.algorithms.base import Algorithm, AlgorithmInfo
+from tempering.algorithms.pseudo_prior import (
+    count_correction,
+    pilot_log_pseudo_prior,
+    sa_update,
+    uniform_log_pseudo_prior,
+)
+from tempering.algorithms.tempered_family import TemperedFamily
+from tempering.algorithms.tempering_options import rung_slice, visit
+
+Array = jax.Array
+
+
+class STState(NamedTuple):
+    inner: Any  # inner-kernel state; its cached density belongs to rung ``rung``
+    rung: Array  # () int32, 0 = the target
+
+
+def rung_log_ratio(delta_k: Array, energy: Array, log_p_new: Array, log_p_old: Array,
+                   log_q_ratio: Array) -> Array:
+    """log r = (k_j − k_i) U + log p̃(j) − log p̃(i) + log q(j→i) − log q(i→j)."""
+    return delta_k * energy + log_p_new - log_p_old + log_q_ratio
+
+
+def propose_rung(key: Array, rung: Array, num_rungs: int) -> tuple[Array, Array]:
+    """A neighbouring rung and log q(j → i) − log q(i → j) (end rungs have one neighbour)."""
+    if num_rungs == 1:
+        return rung, jnp.zeros(())
+    top = num_rungs - 1
+    up = jax.random.bernoulli(key)
+    new = jnp.where(rung == 0, 1, jnp.where(rung == top, top - 1,
+                                            jnp.where(up, rung + 1, rung - 1)))
+
+    def neighbours(r):
+        return jnp.where((r == 0) | (r == top), 1.0, 2.0)
+
+    return new.astype(jnp.int32), jnp.log(neighbours(rung)) - jnp.log(neighbours(new))
+
+
+def simulated_tempering(family: TemperedFamily, betas: np.ndarray, *, name: str = "st",
+                        options: dict | None = None, inner_steps: int = 1, c0: float = 100.0,
+                        n0: float = 1000.0,
+                        pseudo_prior_init: Literal["pilot", "uniform"] = "pilot",
+                        log_ratio: Callable = rung_log_ratio) -> Algorithm:
+    """Build ST over ``betas`` (k_0 = 1 > k_1 > … ≥ 0) with ``family``'s inner kernels.
+
+    Parameters
+    ----------
+    c0, n0
+        Stochastic-approximation gain c0/(t + n0) (tgp's defaults 100, 1000).
+    pseudo_prior_init
+        ``"pilot"`` (thermodynamic-integration starting value from per-rung pilot runs) or
+        ``"uniform"``.
+    log_ratio
+        The rung-move log ratio; replaceable only to show that a wrong one breaks invariance.
+
+    Returns
+    -------
+    Algorithm
+        ``params`` = {"inner": rung-stacked inner parameters, "log_pseudo_prior": (m,)};
+        per-draw stats ``rung``, ``log_tempered`` (U), ``log_weight`` ((1 − k) U),
+        ``rung_accept_prob``, ``rung_accepted``, ``inner_acceptance``; ``lp`` is the untempered
+        log target b + U.
+    """
+    ks = jnp.asarray(betas, jnp.float64)
+    m = int(ks.shape[0])
+    if float(betas[0]) != 1.0 or np.any(np.diff(betas) >= 0) or float(betas[-1]) < 0:
+        raise ValueError("betas must start at 1 and decrease strictly to a value ≥ 0")
+    params0 = {"inner": family.params, "log_pseudo_prior": uniform_log_pseudo_prior(m)}
+
+    def kernel_at(params, rung):
+        return family.make(ks[rung], rung_slice(params["inner"], rung))
+
+    def init(key, position):
+        del key
+        return STState(kernel_at(params0, 0).init(position), jnp.zeros((), jnp.int32))
+
+    def step(key, state, params):
+        k_inner, k_prop, k_accept = jax.random.split(key, 3)
+        rung = state.rung
+        inner, n_evals, accept = visit(kernel_at(params, rung), k_inner, state.inner, inner_steps)
+        energy, energy_evals = family.energy(inner, ks[rung])
+        new, log_q_ratio = propose_rung(k_prop, rung, m)
+        lpp = params["log_pseudo_prior"]
+        log_r = log_ratio(ks[new] - ks[rung], energy, lpp[new], lpp[rung], log_q_ratio)
+        accepted = (new != rung) & (jnp.log(jax.random.uniform(k_accept)) < log_r)
+        moved, move_evals = family.retemper(inner, ks[new], energy,
+                                            rung_slice(params["inner"], new))
+        inner = jax.tree.map(lambda a, b: jnp.where(accepted, a, b), moved, inner)
+        rung = jnp.where(accepted, new, rung).astype(jnp.int32)
+        evals = n_evals + energy_evals + jnp.where(accepted, move_evals, 0.0)
+        one_minus_k = 1.0 - ks[rung]
+        log_weight = jnp.where(one_minus_k == 0, 0.0, one_minus_k * energy)
+        prob = jnp.where(jnp.isnan(log_r), 0.0, jnp.minimum(1.0, jnp.exp(log_r)))
+        stats = {"rung": rung, "log_tempered": energy, "log_weight": log_weight,
+                 "rung_accept_prob": prob, "rung_accepted": accepted, "inner_acceptance": accept}
+        lp = family.base(inner.position) + energy
+        return STState(inner, rung), AlgorithmInfo(accept, evals * family.eval_cost, lp, stats)
+
+    def run(key, state, params, num_steps, t0=None):
+        """``num_steps`` iterations; with ``t0``, stochastic approximation from round t0 + 1."""
+
+        def body(carry, xs):
+            state, params, cost = carry
+            t, k = xs
+            state, info = step(k, state, params)
+            if t0 is not None:
+                lpp = sa_update(params["log_pseudo_prior"], state.rung, t, c0, n0)
+                params = {**params, "log_pseudo_prior": lpp}
+            return (state, params, cost + info.cost), state.rung
+
+        ts = jnp.arange(1, num_steps + 1, dtype=jnp.float64) + (0 if t0 is None else t0)
+        (state, params, cost), rungs = jax.lax.scan(
+            body, (state, params, jnp.zeros(())), (ts, jax.random.split(key, num_steps)))
+        return state, params, cost, rungs
+
+    def pilot(key, position, params, num_steps):
+        """Every rung's inner kernel on its own: adapt (or burn in), then record U."""
+
+        def one_rung(key, k, rung_params):
+            k_warm, k_run = jax.random.split(key)
+            if family.warmup is not None:
+                state, rung_params, evals = family.warmup(k_warm, k, position, num_steps,
+                                                          rung_params)
+            else:
+                kernel = family.make(k, rung_params)
+                state, evals, _ = visit(kernel, k_warm, kernel.init(position), num_steps)
+            kernel = family.make(k, rung_params)
+
+            def body(carry, step_key):
+                state, evals = carry
+                state, info = kernel.step(step_key, state)
+                energy, energy_evals = family.energy(state, k)
+                return (state, evals + info.n_evals + energy_evals), energy
+
+            (state, evals), energies = jax.lax.scan(body, (state, evals),
+                                                    jax.random.split(k_run, num_steps))
+            return state, rung_params, evals, jnp.mean(energies)
+
+        states, tuned, evals, means = jax.vmap(one_rung)(jax.random.split(key, m), ks,
+                                                         params["inner"])
+        start = jax.tree.map(lambda a: a[0], states)
+        params = {"inner": tuned, "log_pseudo_prior": pilot_log_pseudo_prior(ks, means)}
+        return STState(start, jnp.zeros((), jnp.int32)), params, jnp.sum(evals) * family.eval_cost
+
+    def warmup(key, state, params, num_steps):
+        k_pilot, k_sa, k_count = jax.random.split(key, 3)
+        n_pilot = num_steps // 4 if pseudo_prior_init == "pilot" else 0
+        n_sa = num_steps // 2
+        n_count = num_steps - n_sa
+        cost = jnp.zeros(())
+        if n_pilot > 0:
+            state, params, cost = pilot(k_pilot, state.inner.position, params, n_pilot)
+        if n_sa > 0:
+            state, params, sa_cost, _ = run(k_sa, state, params, n_sa, t0=0)
+            cost = cost + sa_cost
+        if n_count > 0:
+            state, params, count_cost, rungs = run(k_count, state, params, n_count)
+            counts = jnp.sum(jax.nn.one_hot(rungs, m), axis=0)
+            params = {**params, "log_pseudo_prior": count_correction(
+                params["log_pseudo_prior"], counts)}
+            cost = cost + count_cost
+        return state, params, cost
+
+    return Algorithm(name, init, warmup, step, lambda s: s.inner.position, params0,
+                     options or {})
