@@ -23,11 +23,14 @@ correction) and frozen while sampling, when :func:`simulated_tempering`'s ``step
 it (it is an argument, not part of the state).
 
 Warmup of W steps: first a pilot in which every rung's inner kernel runs on its own (vmapped over
-rungs) for ⌊W/4⌋ adaptation — NUTS, ``adapt_step_size`` — or burn-in steps and then ⌊W/4⌋
-recorded steps, which give the starting pseudo-prior (skipped with
+rungs) for P = min(⌊W/4⌋, 1000) adaptation — NUTS, ``adapt_step_size`` — or burn-in steps and
+then P recorded steps, which give the starting pseudo-prior (skipped with
 ``pseudo_prior_init="uniform"``, tgp's start); then ⌊W/2⌋ ST iterations with stochastic
 approximation; then the remaining W − ⌊W/2⌋ iterations with p̃ fixed, counting occupations for
-the final correction. The pilot costs about m W/2 extra evaluations (counted in the warmup cost).
+the final correction. The pilot costs about 2 m P extra evaluations (counted in the warmup cost);
+it only has to bring p̃ within a few nats, hence the cap. The counts' precision is what limits
+the final equalisation: their relative error is roughly one over the square root of the number
+of round trips over the ladder made while counting.
 
 Cost per iteration: the inner steps' evaluations, plus one evaluation of U at the prior rung
 (k = 0; elsewhere U is read off the cached density) and one re-initialisation after an accepted
@@ -54,6 +57,7 @@ from tempering.algorithms.tempered_family import TemperedFamily
 from tempering.algorithms.tempering_options import rung_slice, visit
 
 Array = jax.Array
+PILOT_CAP = 1000  # most pilot steps per phase (adaptation or burn-in, then recording) per rung
 
 
 class STState(NamedTuple):
@@ -190,7 +194,7 @@ def simulated_tempering(family: TemperedFamily, betas: np.ndarray, *, name: str 
 
     def warmup(key, state, params, num_steps):
         k_pilot, k_sa, k_count = jax.random.split(key, 3)
-        n_pilot = num_steps // 4 if pseudo_prior_init == "pilot" else 0
+        n_pilot = min(num_steps // 4, PILOT_CAP) if pseudo_prior_init == "pilot" else 0
         n_sa = num_steps // 2
         n_count = num_steps - n_sa
         cost = jnp.zeros(())

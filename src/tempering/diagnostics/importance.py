@@ -122,9 +122,11 @@ def combined_log_weights(log_w: np.ndarray, rung: np.ndarray, lam: np.ndarray,
                          sums: RungSums) -> np.ndarray:
     """log(λ_i w_ij / W_i) for every draw (−∞ where λ_i = 0); sums to one over all draws."""
     rung = np.asarray(rung)
+    used = lam > 0
     with np.errstate(divide="ignore"):
-        log_lam = np.log(lam)
-    return np.asarray(log_w, dtype=float) + (log_lam - sums.log_w_sum)[rung]
+        offset = np.where(used, np.log(np.where(used, lam, 1.0)) - np.where(
+            used, sums.log_w_sum, 0.0), -np.inf)
+    return np.asarray(log_w, dtype=float) + offset[rung]
 
 
 def combined_ess(log_w: np.ndarray, rung: np.ndarray, lam: np.ndarray, sums: RungSums) -> float:
