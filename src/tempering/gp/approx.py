@@ -10,6 +10,9 @@ With a subset S of m of the n points (drawn once, uniformly without replacement)
 - ``exact``: the model's own likelihood (Eqs. 29–30).
 
 The jitter is relative: ``jitter`` × mean diagonal of K^(m,m), so it scales with the kernel.
+:func:`approximate_quad_logdet` gives the two pieces (yᵀ Ĉ⁻¹ y, log det Ĉ) of each approximation
+separately; :func:`approximate_log_lik` is −½ (yᵀ Ĉ⁻¹ y + log det Ĉ + n log 2π), or the model's own
+likelihood (with its fast gradient) for ``exact`` and ``sod``.
 """
 
 from __future__ import annotations
