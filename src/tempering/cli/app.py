@@ -1,4 +1,4 @@
-"""Typer commands: sample, summary, models, samplers, demo."""
+"""Typer commands: sample, summary, predict, models, samplers, demo, reproduce, bench."""
 
 from __future__ import annotations
 
@@ -153,3 +153,38 @@ def reproduce(
 
     run = get_experiment(experiment)
     run(quick=quick, out=prepare_out(out))
+
+
+@app.command()
+def predict(
+    run: Annotated[Path, typer.Argument(help="A GP run file written by `tempering sample`.")],
+    x: Annotated[Path, typer.Option("--x", help="CSV of new covariates (training columns).")],
+    out: Annotated[Path | None, typer.Option(help="CSV to write (default: X with .pred.csv).")]
+    = None,
+    max_draws: Annotated[int, typer.Option(help="Use at most this many draws, evenly thinned.")]
+    = 500,
+) -> None:
+    """Posterior predictive mean and sd of new responses (noise included), averaged over draws."""
+    from tempering.errors import UserInputError
+    from tempering.run.output import check_output_path
+    from tempering.run.predict import predict_run, write_predictions
+
+    if not x.is_file():
+        raise UserInputError(f"covariate file not found: {x}")
+    out = check_output_path(out if out is not None else x.with_name(f"{x.stem}.pred.csv"))
+    predictions = predict_run(run, x, max_draws)
+    path = write_predictions(predictions, out)
+    typer.echo(f"wrote {path} ({len(predictions.mean)} points, {predictions.n_draws} draws)")
+
+
+@app.command()
+def bench(
+    name: Annotated[str, typer.Argument(help="Which benchmark: gp-grad.")],
+    n: Annotated[int, typer.Option(help="Data points (an n × n covariance).")] = 1024,
+    dim: Annotated[int, typer.Option(help="Covariates D.")] = 18,
+    repeats: Annotated[int, typer.Option(help="Timed rounds; medians are reported.")] = 10,
+) -> None:
+    """Time a computation after compilation (gp-grad: GP value+gradient in Cholesky units)."""
+    from tempering.bench import get_benchmark
+
+    get_benchmark(name)(n=n, dim=dim, repeats=repeats)

@@ -10,6 +10,9 @@ With a subset S of m of the n points (drawn once, uniformly without replacement)
 - ``exact``: the model's own likelihood (Eqs. 29–30).
 
 The jitter is relative: ``jitter`` × mean diagonal of K^(m,m), so it scales with the kernel.
+:func:`approximate_quad_logdet` gives the two pieces (yᵀ Ĉ⁻¹ y, log det Ĉ) of each approximation
+separately; :func:`approximate_log_lik` is −½ (yᵀ Ĉ⁻¹ y + log det Ĉ + n log 2π), or the model's own
+likelihood (with its fast gradient) for ``exact`` and ``sod``.
 """
 
 from __future__ import annotations
@@ -21,7 +24,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from tempering.gp.lowrank import orthonormal_log_marginal, unit_lowrank_log_marginal
+from tempering.gp.exact import cholesky_quad_logdet, gaussian_from_quad_logdet
+from tempering.gp.lowrank import orthonormal_quad_logdet, unit_lowrank_quad_logdet
 from tempering.models.base import Model, finite_or_neg_inf
 
 Array = jax.Array
@@ -42,43 +46,72 @@ def nystrom_factor(k_nm: Array, k_mm: Array, jitter: float) -> Array:
     return jax.scipy.linalg.solve_triangular(chol, k_nm.T, lower=True).T
 
 
+def _subset_data(model: Model, subset: np.ndarray) -> dict:
+    idx = jnp.asarray(subset)
+    return jax.tree.map(lambda a: jnp.take(a, idx, axis=0), model.data)
+
+
+def approximate_quad_logdet(model: Model, kind: Approximation, subset: np.ndarray | None = None,
+                            jitter: float = 1e-8) -> Callable[[Array], tuple[Array, Array]]:
+    """θ ↦ (yᵀ Ĉ⁻¹ y, log det Ĉ) for the ``kind`` approximation Ĉ of the covariance.
+
+    ``exact`` and ``sod`` factorise Ĉ by Cholesky (Eqs. 29–30; for ``sod`` Ĉ and y are those of
+    the m points of ``subset``); ``nystrom`` uses Eqs. 32 and 38 with B = K^(n,m) R⁻¹ (Eq. 42);
+    ``eigen`` uses Eq. 37 with the m largest eigenpairs of K. NaN where a factorisation fails.
+    """
+    if model.gp is None:
+        raise TypeError(f"model {model.name} is not a GP model: no {kind} approximation")
+    if kind not in APPROXIMATIONS:
+        raise ValueError(f"unknown approximation {kind!r} (known: {', '.join(APPROXIMATIONS)})")
+    if kind != "exact" and subset is None:
+        raise ValueError(f"approximation {kind!r} needs a subset")
+    kernel_fn, noise_var_fn = model.gp
+    data = _subset_data(model, subset) if kind == "sod" else model.data
+    x, y = data["x"], data["y"]
+
+    if kind in ("exact", "sod"):
+
+        def quad_logdet(theta):
+            cov = kernel_fn(theta, x, x) + noise_var_fn(theta) * jnp.eye(x.shape[0])
+            return cholesky_quad_logdet(cov, y)
+
+        return quad_logdet
+    m = len(subset)
+    if kind == "nystrom":
+        x_m = x[jnp.asarray(subset)]
+
+        def quad_logdet(theta):
+            b = nystrom_factor(kernel_fn(theta, x, x_m), kernel_fn(theta, x_m, x_m), jitter)
+            return unit_lowrank_quad_logdet(b, noise_var_fn(theta), y)
+
+        return quad_logdet
+
+    def quad_logdet(theta):
+        values, vectors = jnp.linalg.eigh(kernel_fn(theta, x, x))  # ascending
+        return orthonormal_quad_logdet(vectors[:, -m:], values[-m:], noise_var_fn(theta), y)
+
+    return quad_logdet
+
+
 def approximate_log_lik(model: Model, kind: Approximation, subset: np.ndarray | None = None,
                         jitter: float = 1e-8) -> Callable[[Array], Array]:
     """θ ↦ the ``kind`` approximation of log p(y | θ), with ``subset`` the m chosen indices.
 
-    ``eigen`` uses m = len(subset) eigenpairs (the indices themselves are not used).
+    ``exact`` and ``sod`` are the model's own likelihood (with its fast gradient) on all data or
+    on the subset; ``nystrom`` and ``eigen`` are −½ (yᵀ Ĉ⁻¹ y + log det Ĉ + n log 2π) from
+    :func:`approximate_quad_logdet`. ``eigen`` uses m = len(subset) eigenpairs (the indices
+    themselves are not used). Non-finite values become −∞.
     """
     if kind == "exact":
         return model.log_lik
     if subset is None:
         raise ValueError(f"approximation {kind!r} needs a subset")
-    idx = jnp.asarray(subset)
     if kind == "sod":
-        view = jax.tree.map(lambda a: jnp.take(a, idx, axis=0), model.data)
+        view = _subset_data(model, subset)
         return lambda theta: model.log_lik(theta, view)
-    if model.gp is None:
-        raise TypeError(f"model {model.name} is not a GP model: no {kind} approximation")
-    x, y = model.data["x"], model.data["y"]
-    kernel_fn, noise_var_fn = model.gp
-    m = len(subset)
-
-    if kind == "nystrom":
-        x_m = x[idx]
-
-        def log_lik(theta):
-            b = nystrom_factor(kernel_fn(theta, x, x_m), kernel_fn(theta, x_m, x_m), jitter)
-            return finite_or_neg_inf(unit_lowrank_log_marginal(b, noise_var_fn(theta), y))
-
-        return log_lik
-    if kind == "eigen":
-
-        def log_lik(theta):
-            values, vectors = jnp.linalg.eigh(kernel_fn(theta, x, x))  # ascending
-            s, b = values[-m:], vectors[:, -m:]
-            return finite_or_neg_inf(orthonormal_log_marginal(b, s, noise_var_fn(theta), y))
-
-        return log_lik
-    raise ValueError(f"unknown approximation {kind!r} (known: {', '.join(APPROXIMATIONS)})")
+    quad_logdet = approximate_quad_logdet(model, kind, subset, jitter)
+    n = model.n_data
+    return lambda theta: finite_or_neg_inf(gaussian_from_quad_logdet(*quad_logdet(theta), n))
 
 
 def approx_cost(kind: Approximation, m: int, n: int) -> float:

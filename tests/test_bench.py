@@ -1,0 +1,56 @@
+"""``tempering bench gp-grad``: output format on a small problem, and bad inputs (one line, exit 2).
+
+The benchmark itself is not a timed test (timings depend on the machine and its load); the figures
+at n = 1024, D = 18 are reported by running the command.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from tempering.cli.main import main
+
+
+def run_cli(args: list, capsys) -> tuple[int, str, str]:
+    with pytest.raises(SystemExit) as exc:
+        main([str(a) for a in args])
+    out, err = capsys.readouterr()
+    return (0 if exc.value.code is None else exc.value.code), out, err
+
+
+def test_gp_grad_prints_the_table_and_the_ratio_last(capsys):
+    code, out, err = run_cli(["bench", "gp-grad", "--n", 40, "--dim", 3, "--repeats", 2], capsys)
+    assert code == 0, err
+    lines = out.strip().splitlines()
+    assert "n = 40, D = 3" in lines[0]
+    rows = {line[:28].strip(): line[28:].split() for line in lines[2:7]}
+    assert set(rows) == {"cholesky", "cholesky (unsymmetrised)", "value",
+                         "value+grad (custom VJP)", "value+grad (plain autodiff)"}
+    assert all(len(cells) == 2 and float(cells[0]) > 0 for cells in rows.values())
+    assert float(rows["cholesky"][1]) == 1.0
+    gap = re.fullmatch(r"custom vs autodiff gradient: max relative difference (\S+)", lines[7])
+    assert gap and float(gap.group(1)) < 1e-8  # the two gradients agree
+    last = re.fullmatch(r"value\+grad/cholesky = (\d+\.\d\d)", lines[-1])
+    assert last, lines[-1]
+    assert last.group(1) == rows["value+grad (custom VJP)"][1]
+
+
+@pytest.mark.parametrize("args, fragment", [
+    (["bench", "gp-grid"], "unknown benchmark 'gp-grid'"),
+    (["bench", "gp-grad", "--n", 0], "--n must be at least 1"),
+    (["bench", "gp-grad", "--n", -5], "--n must be at least 1"),
+    (["bench", "gp-grad", "--dim", 0], "--dim must be at least 1"),
+    (["bench", "gp-grad", "--repeats", 0], "--repeats must be at least 1"),
+    (["bench", "gp-grad", "--n", 10**6], "--n must be at most"),
+    (["bench", "gp-grad", "--n", "many"], "--n"),
+    (["bench"], "name"),
+])
+def test_bad_input_is_one_line_exit_2(capsys, args, fragment):
+    code, out, err = run_cli(args, capsys)
+    assert code == 2
+    assert out == ""
+    lines = err.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("tempering: error: "), err
+    assert fragment in lines[0]
