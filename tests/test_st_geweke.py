@@ -32,7 +32,7 @@ from tempering.kernels import KERNELS
 from tempering.ladders import geometric_betas
 from tempering.models.base import Model, ParamSpec
 
-N_OBS, DIM, CHAINS, ITERATIONS, STEPS = 4, 2, 4, 3000, 3
+N_OBS, DIM, CHAINS, ITERATIONS, STEPS = 4, 2, 4, 2000, 3
 LIKELIHOOD_BETAS = np.append(geometric_betas(4, 0.1), 0.0)  # 1 … 0.1, then the prior
 POSTERIOR_BETAS = geometric_betas(5, 0.1)
 LOG_PSEUDO_PRIOR = normalise(jnp.array([0.6, -0.4, 0.3, -0.5, 0.0]))
@@ -101,11 +101,18 @@ def geweke_draws(tempering: str, inner: str, seed: int, sa_during_sampling: bool
         inner_params = jax.tree.map(lambda p: p[rung], family.params)
         state = STState(family.make(ks[rung], inner_params).init(theta), rung.astype(jnp.int32))
         params = {"inner": family.params, "log_pseudo_prior": LOG_PSEUDO_PRIOR}
-        for t, k in enumerate(jax.random.split(k_run, STEPS)):
+
+        def one_step(carry, xs):
+            state, params = carry
+            t, k = xs
             if sa_during_sampling:  # BROKEN: Geyer–Thompson SA still running after warmup
                 params = {**params, "log_pseudo_prior": sa_update(
-                    params["log_pseudo_prior"], state.rung, t + 1.0, 100.0, 100.0)}
+                    params["log_pseudo_prior"], state.rung, t, 100.0, 100.0)}
             state, _ = algorithm.step(k, state, params)
+            return (state, params), None
+
+        (state, _), _ = jax.lax.scan(one_step, (state, params),
+                                     (jnp.arange(1.0, STEPS + 1), jax.random.split(k_run, STEPS)))
         final = state.rung
         residual = (state.inner.position - means[final]) * jnp.sqrt(precisions[final])
         indicator = jax.nn.one_hot(final, len(betas))

@@ -226,7 +226,7 @@ def run_chains(model: Model, algorithm: Algorithm, *, key: int | jax.Array, draw
     final_params = jax.tree.map(lambda *xs: jnp.concatenate(xs, axis=0), *param_out)
 
     theta = record.pop("position")
-    rung_axis = theta.ndim == 4  # every rung's draw (PT keep_all_rungs): (chain, draw, rung, dim)
+    rung_axis = theta.ndim == 4  # every rung (PT keep_all_rungs): (chain, draw, ladder, dim)
     constrain = jax.vmap(model.constrain) if rung_axis else model.constrain
     constrained = jax.jit(jax.vmap(jax.vmap(constrain)))(jnp.asarray(theta))
     posterior = posterior_dataset(model, jax.tree.map(np.asarray, constrained),
