@@ -50,11 +50,14 @@ class DiscretizingOptions(ApproximationOptions):
 class TTApproxOptions(ApproximationOptions):
     """Tempered transitions over approximations (seed 002 §4): π_i uses ``approx`` on a nested
     subset of size ``sizes[i-1]`` (strictly decreasing, each < n; default n // 3, n // 6);
-    ``inner_steps`` inner updates per layer ("each T̂_i makes only a small update")."""
+    ``inner_steps`` inner updates per layer ("each T̂_i makes only a small update");
+    ``level0_update`` adds an ordinary update at π after each tempered transition (off, as in
+    §4: the accepted or rejected flip alone leaves π invariant)."""
 
     approx: Literal["sod", "nystrom"] = "sod"
     sizes: list[PositiveInt] | None = Field(None, min_length=1)
     inner_steps: PositiveInt = 1
+    level0_update: bool = False
 
     @field_validator("sizes", mode="before")
     @classmethod

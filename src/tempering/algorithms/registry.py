@@ -134,7 +134,8 @@ def _register_approximation_samplers() -> None:
                                     options=recorded(options, inner_options,
                                                      sizes=list(ladder.sizes),
                                                      rung_costs=list(ladder.costs)),
-                                    inner_steps=options.inner_steps)
+                                    inner_steps=options.inner_steps,
+                                    level0_update=options.level0_update)
 
     SAMPLERS["discretizing_chain"] = SamplerEntry(
         DiscretizingOptions, build_discretizing,

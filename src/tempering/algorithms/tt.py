@@ -11,7 +11,9 @@ order for the slice sweep). The candidate x̌_0 is accepted with probability (Eq
 computed in log space, and every tempered transition is followed by an ordinary level-0 update
 (seed README errata: seed 000's Algorithm 2 prints a sum for this product and moves down at levels
 M−1..0; ``down_levels="printed"`` keeps those levels only to show, in the tests, that they are not
-exact). With a subset ladder whose view is redrawn every iteration — nested subsets X_M ⊂ … ⊂ X_1 ⊂
+exact). The level-0 update is optional (``level0_update``): seed 002 §4's tempered transitions over
+cheap approximations have none, since the flip alone leaves π invariant, and ``tt_approx`` follows
+it. With a subset ladder whose view is redrawn every iteration — nested subsets X_M ⊂ … ⊂ X_1 ⊂
 X, the same subsets on the way up and down — this is STT.
 
 Evaluations per iteration: π_m(x̂_{m−1}) initialises T̂_m (levels 1..M), π_{m−1}(x̌_{m−1})
@@ -38,7 +40,7 @@ class TTState(NamedTuple):
 
 
 def tempered_transitions(ladder: TemperingLadder, bound: BoundKernel, params: Any, *, name: str,
-                         options: dict, inner_steps: int = 1,
+                         options: dict, inner_steps: int = 1, level0_update: bool = True,
                          down_levels: Literal["neal", "printed"] = "neal") -> Algorithm:
     """Build TT (power ladder) or STT (subset ladder with ``redraw=True``)."""
     top = ladder.num_rungs - 1
@@ -88,8 +90,11 @@ def tempered_transitions(ladder: TemperingLadder, bound: BoundKernel, params: An
                                            rungs, up, down)
         accepted = jnp.log(jax.random.uniform(k_accept)) < log_w
         current = jax.tree.map(lambda a, b: jnp.where(accepted, a, b), candidate, state.current)
-        current, n_evals, accept0 = visit(up[0], k_level0, current, inner_steps)
         prob = jnp.where(jnp.isnan(log_w), 0.0, jnp.minimum(1.0, jnp.exp(log_w)))
+        if level0_update:
+            current, n_evals, accept0 = visit(up[0], k_level0, current, inner_steps)
+        else:
+            n_evals, accept0 = jnp.zeros(()), prob
         stats = {"tt_accept_prob": prob, "tt_accepted": accepted}
         info = AlgorithmInfo(accept0, cost + n_evals * rungs[0].cost, current.logdensity, stats)
         return TTState(current, state.view), info
