@@ -10,6 +10,7 @@ from pathlib import Path
 from tempering.errors import UserInputError
 
 EXPERIMENTS: dict[str, str] = {
+    "gsk2010": "tempering.experiments.gsk2010",
     "vdm2014": "tempering.experiments.vdm2014",
     "vdm2014-runtime": "tempering.experiments.vdm2014_runtime",
     "wang-neal2013": "tempering.experiments.wn2013",

@@ -1,0 +1,473 @@
+"""Reproduction of Gramacy, Samworth & King (2010), *Importance Tempering* (seed 001).
+
+``tempering reproduce gsk2010 [--quick] --out DIR`` runs simulated tempering (ST, seed 001 §2;
+:mod:`tempering.algorithms.st`) with tgp's default ladder (geometric, m = 40 rungs, k_min = 0.1;
+see :mod:`gsk2010_paper`) and compares three estimators built from the same draws
+(:mod:`tempering.diagnostics.importance`): *st* (cold-rung draws only, λ = (1, 0, …, 0)),
+*naive* IT (λ_i ∝ W_i, Eq. 2) and *optimal* IT (λ_i ∝ ℓ_i, Proposition 2.1). It writes:
+
+- ``table2_mixture.{md,csv}`` (§3.1, Table 2): the two-normal toy, R independent ST runs; per run
+  the Kolmogorov–Smirnov distance sup_x |F̂(x) − F(x)| between the exact mixture CDF F and each
+  estimator's weighted empirical CDF F̂ (:func:`weighted_ks`), and the IS ESS; mean and variance
+  over runs beside the paper's surviving numbers;
+- ``gp_mcycle.{md,csv}``: GP-regression hyperparameters of the motorcycle data (§3.2's data; a
+  plain GP, not the paper's treed GP) under ST with an RWM inner kernel: IS ESS per estimator and
+  weighted posterior means/sds beside a reference run of the plain adaptive RWM;
+- ``changepoint.{md,csv}`` and ``changepoint_ess.{md,csv}``: Green (1995)'s change-point model on
+  the coal-mining data sampled by reversible jump (``rj_changepoint``) inside ST (an RJ setting
+  like §3.2-§3.3): P(k | data) from the three estimators against the exact P(k)
+  (:mod:`tempering.models.changepoint_exact`), and each estimator's ESS;
+- ``README.md``: settings, the figures, and where they agree with the paper.
+
+**The toy mixture is our choice.** Eq. 10's parameters were lost in extraction; §3.1 says only
+"a mixture of two normals". We take one narrow and one broad component, well apart:
+
+    π(θ) = 0.5 N(θ; 0, 1²) + 0.5 N(θ; 5, 0.1²),
+
+and temper the whole density, π_k ∝ π^k (ST with ``tempering="posterior"``; the toy has no data,
+so likelihood and posterior tempering coincide). The inner kernel is the univariate
+stepping-out slice sampler (w = 1), robust to the two scales.
+
+The ST sampler is built with :func:`tempering.algorithms.get_sampler` for the flat models; for the
+change-point model it is built in Python exactly as the registry's ``st`` builder does
+(``flat_family`` + ``simulated_tempering``) with the ``rj_changepoint`` kernel, since
+``STOptions.inner`` does not list that kernel.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from scipy.special import logsumexp
+from scipy.stats import norm
+
+from tempering.diagnostics.importance import (
+    WEIGHTS,
+    combined_log_weights,
+    importance_tempering,
+    rung_sums,
+)
+from tempering.experiments import gsk2010_paper as paper
+from tempering.experiments.report import fmt_number, single_threaded_xla, write_table
+from tempering.models.base import Model, ParamSpec
+
+SEED = 2010
+# π(θ) = Σ_j w_j N(θ; μ_j, σ_j²): our choice (Eq. 10 was lost), one broad and one narrow component
+MIXTURE_WEIGHTS = (0.5, 0.5)
+MIXTURE_MEANS = (0.0, 5.0)
+MIXTURE_SDS = (1.0, 0.1)
+ESTIMATORS = ("st", "naive", "optimal")  # the order of the paper's Table 2
+assert set(ESTIMATORS) == set(WEIGHTS)
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Sizes of one reproduction: runs R and draws/warmup of each part; the ladder."""
+
+    toy_runs: int
+    toy_draws: int
+    toy_warmup: int
+    gp_chains: int
+    gp_draws: int
+    gp_warmup: int
+    ref_draws: int
+    cp_chains: int
+    cp_draws: int
+    cp_warmup: int
+    rungs: int = paper.LADDER["rungs"]
+    beta_min: float = paper.LADDER["beta_min"]
+
+
+def settings(quick: bool) -> Settings:
+    """Full: 10^5 ST iterations per toy run (what Table 2's ESS of ST, 2535 ≈ 10^5/40, implies),
+    R = 50 runs (the paper does not say); ``--quick``: fewer runs and draws."""
+    if quick:
+        return Settings(toy_runs=8, toy_draws=20_000, toy_warmup=4_000, gp_chains=2,
+                        gp_draws=1_500, gp_warmup=400, ref_draws=3_000, cp_chains=2,
+                        cp_draws=5_000, cp_warmup=2_000)
+    return Settings(toy_runs=50, toy_draws=100_000, toy_warmup=10_000, gp_chains=4,
+                    gp_draws=20_000, gp_warmup=4_000, ref_draws=20_000, cp_chains=4,
+                    cp_draws=50_000, cp_warmup=10_000)
+
+
+# --------------------------------------------------------------------------- helpers
+
+def mixture_log_pdf(theta: jax.Array) -> jax.Array:
+    """log π(θ) of the toy mixture (normalised)."""
+    w, mu, sd = (jnp.asarray(v) for v in (MIXTURE_WEIGHTS, MIXTURE_MEANS, MIXTURE_SDS))
+    terms = jnp.log(w) + jax.scipy.stats.norm.logpdf(theta, mu, sd)
+    return jax.scipy.special.logsumexp(terms)
+
+
+def mixture_cdf(x: np.ndarray) -> np.ndarray:
+    """F(x) = Σ_j w_j Φ((x − μ_j)/σ_j), the toy mixture's exact CDF."""
+    x = np.asarray(x, dtype=float)
+    return sum(w * norm.cdf(x, mu, sd) for w, mu, sd in
+               zip(MIXTURE_WEIGHTS, MIXTURE_MEANS, MIXTURE_SDS, strict=True))
+
+
+def mixture_model() -> Model:
+    """The toy as a :class:`Model` on θ ∈ R: flat log prior, U = log π (tempered whole)."""
+    return Model(name="normal_mixture_1d", data=jnp.zeros((1,)),
+                 log_prior_fn=lambda theta: jnp.zeros(()),
+                 log_lik_fn=lambda theta, data: mixture_log_pdf(theta[0]),
+                 alpha=1.0, params=(ParamSpec("theta", ()),),
+                 constrain_fn=lambda theta: {"theta": theta[0]},
+                 init_fn=lambda key: jax.random.normal(key, (1,)),
+                 options={"weights": list(MIXTURE_WEIGHTS), "means": list(MIXTURE_MEANS),
+                          "sds": list(MIXTURE_SDS)})
+
+
+def weighted_ks(x: np.ndarray, log_w: np.ndarray, cdf) -> float:
+    """sup_x |F̂(x) − F(x)| for the weighted empirical CDF F̂ = Σ_j w̃_j 1{x_j ≤ x}, w̃ ∝ exp(log_w).
+
+    F̂ is a step function, so the supremum is attained at a draw: with the distinct values
+    u_1 < … < u_n and F̂(u_i) the weight at or below u_i, D = max_i max(F̂(u_i) − F(u_i),
+    F(u_i) − F̂(u_{i−1})) (F continuous). Tied draws (rejected MCMC moves) are merged first, and
+    draws of weight 0 (log_w = −∞) dropped. With equal weights this is the one-sample K–S
+    statistic of :func:`scipy.stats.kstest`.
+    """
+    x = np.asarray(x, dtype=float).ravel()
+    log_w = np.asarray(log_w, dtype=float).ravel()
+    keep = np.isfinite(log_w)
+    x, log_w = x[keep], log_w[keep]
+    w = np.exp(log_w - logsumexp(log_w))
+    values, inverse = np.unique(x, return_inverse=True)
+    mass = np.bincount(inverse, weights=w)
+    after = np.minimum(np.cumsum(mass), 1.0)
+    before = after - mass
+    f = cdf(values)
+    return float(max(np.max(after - f), np.max(f - before)))
+
+
+def estimator_log_weights(log_w: np.ndarray, rung: np.ndarray, num_rungs: int
+                          ) -> tuple[dict[str, np.ndarray], dict[str, float], float]:
+    """Per estimator, every draw's normalised log weight log(λ_i w_ij / W_i); the IS ESS of each;
+    and Σ_i ESS_i."""
+    it = importance_tempering(log_w, rung, num_rungs)
+    sums = rung_sums(log_w, rung, num_rungs)
+    with np.errstate(invalid="ignore"):  # rungs without draws: −∞ − (−∞), never indexed
+        weights = {kind: combined_log_weights(log_w, rung, it.lambdas[kind], sums)
+                   for kind in ESTIMATORS}
+    return weights, {kind: it.ess_of(kind) for kind in ESTIMATORS}, float(np.sum(it.ess_per_rung))
+
+
+def run_stats(result) -> tuple[np.ndarray, np.ndarray]:
+    """(chain, draw) arrays of rungs and log weights of an ST run."""
+    stats = result.idata.sample_stats
+    return np.asarray(stats["rung"].values), np.asarray(stats["log_weight"].values, dtype=float)
+
+
+# --------------------------------------------------------------------------- §3.1 toy
+
+def run_toy(cfg: Settings, log=print) -> tuple[list[dict], list[dict], dict]:
+    """R independent ST runs (one chain each, its own key) on the toy; per-run K–S and ESS."""
+    from tempering.algorithms import get_sampler
+    from tempering.run.driver import run_chains
+
+    model = mixture_model()
+    algorithm = get_sampler("st", model, rungs=cfg.rungs, beta_min=cfg.beta_min,
+                            tempering="posterior", inner="slice", width=1.0)
+    result = run_chains(model, algorithm, key=SEED, draws=cfg.toy_draws, chains=cfg.toy_runs,
+                        warmup=cfg.toy_warmup, progress=False)
+    theta = np.asarray(result.idata.posterior["theta"].values)
+    rung, log_w = run_stats(result)
+    per_run = []
+    for r in range(cfg.toy_runs):
+        weights, ess, sum_ess = estimator_log_weights(log_w[r], rung[r], cfg.rungs)
+        row = {"run": r, "n_cold": int(np.sum(rung[r] == 0)), "sum_ess_per_rung": sum_ess}
+        for kind in ESTIMATORS:
+            row[f"ks_{kind}"] = weighted_ks(theta[r], weights[kind], mixture_cdf)
+            row[f"ess_{kind}"] = ess[kind]
+        per_run.append(row)
+    rows = []
+    for kind in ESTIMATORS:
+        ks = np.array([r[f"ks_{kind}"] for r in per_run])
+        ess = np.array([r[f"ess_{kind}"] for r in per_run])
+        ref = paper.TABLE2[kind]
+        rows.append({"method": kind, "ess_mean": float(ess.mean()), "paper_ess": ref["ess"],
+                     "ks_mean": float(ks.mean()), "paper_ks_mean": ref["ks_mean"],
+                     "ks_var": float(ks.var(ddof=1)) if len(ks) > 1 else float("nan"),
+                     "paper_ks_var": "lost" if ref["ks_var"] is None else ref["ks_var"],
+                     "ks_best_count": 0})
+    for r in per_run:
+        best = min(ESTIMATORS, key=lambda k: r[f"ks_{k}"])
+        rows[ESTIMATORS.index(best)]["ks_best_count"] += 1
+    extra = {"mean_sum_ess_per_rung": float(np.mean([r["sum_ess_per_rung"] for r in per_run])),
+             "mean_n_cold": float(np.mean([r["n_cold"] for r in per_run])),
+             "rung_accept": float(np.asarray(
+                 result.idata.sample_stats["rung_accept_prob"].values).mean())}
+    log(f"  toy: {cfg.toy_runs} runs x {cfg.toy_draws} draws; " + ", ".join(
+        f"{row['method']} KS {row['ks_mean']:.4f} ESS {row['ess_mean']:.0f}" for row in rows))
+    return rows, per_run, extra
+
+
+TOY_COLUMNS = ("method", "ess_mean", "paper_ess", "ks_mean", "paper_ks_mean", "ks_var",
+               "paper_ks_var", "ks_best_count")
+TOY_RUN_COLUMNS = ("run", "n_cold", "sum_ess_per_rung", "ks_st", "ks_naive", "ks_optimal",
+                   "ess_st", "ess_naive", "ess_optimal")
+
+
+# --------------------------------------------------------------------------- GP on mcycle
+
+def run_gp(cfg: Settings, log=print) -> tuple[list[dict], dict]:
+    """ST (RWM inner, step sizes adapted per rung in the pilot) on the mcycle GP: the three
+    estimators' weighted moments and IS ESS, beside a reference run of plain adaptive RWM."""
+    import arviz as az
+
+    from tempering.algorithms import get_sampler
+    from tempering.diagnostics.it_summary import it_summary
+    from tempering.models import get_model
+    from tempering.run.driver import run_chains
+
+    model = get_model("gp_regression", data="mcycle")
+    st = get_sampler("st", model, rungs=cfg.rungs, beta_min=cfg.beta_min, inner="rwm",
+                     step_size=0.2, adapt_step_size=True)
+    result = run_chains(model, st, key=SEED + 1, draws=cfg.gp_draws, chains=cfg.gp_chains,
+                        warmup=cfg.gp_warmup, progress=False)
+    summaries = {kind: it_summary(result.idata, kind) for kind in ESTIMATORS}
+    ref = run_chains(model, get_sampler("rwm", model, step_size=0.2, adapt_step_size=True),
+                     key=SEED + 2, draws=cfg.ref_draws, chains=cfg.gp_chains,
+                     warmup=max(100, cfg.ref_draws // 5), progress=False)
+    ref_sum = az.summary(ref.idata, kind="all")
+    rows = []
+    for name in summaries["optimal"]["params"]:
+        row = {"param": name, "ref_mean": float(ref_sum.loc[name, "mean"]),
+               "ref_sd": float(ref_sum.loc[name, "sd"]),
+               "ref_mcse": float(ref_sum.loc[name, "mcse_mean"])}
+        for kind in ESTIMATORS:
+            p = summaries[kind]["params"][name]
+            row[f"{kind}_mean"], row[f"{kind}_sd"] = p["mean"], p["sd"]
+            row[f"{kind}_mcse"] = p["mcse_mean"]
+            row[f"{kind}_z"] = ((p["mean"] - row["ref_mean"])
+                                / np.hypot(p["mcse_mean"], row["ref_mcse"]))
+        rows.append(row)
+    it = summaries["optimal"]["it"]
+    extra = {"ess_" + kind: it["ess_" + kind] for kind in ESTIMATORS}
+    extra |= {"sum_ess_per_rung": it["sum_ess_per_rung"], "draws_total": cfg.gp_chains
+              * cfg.gp_draws, "n_cold": int(it["n_per_rung"][0]),
+              "rung_accept": float(np.asarray(
+                  result.idata.sample_stats["rung_accept_prob"].values).mean())}
+    log(f"  gp mcycle: IS ESS st {extra['ess_st']:.0f}, naive {extra['ess_naive']:.0f}, "
+        f"optimal {extra['ess_optimal']:.0f}")
+    return rows, extra
+
+
+def gp_columns() -> tuple[str, ...]:
+    cols = ["param", "ref_mean", "ref_sd", "ref_mcse"]
+    for kind in ESTIMATORS:
+        cols += [f"{kind}_mean", f"{kind}_sd", f"{kind}_mcse", f"{kind}_z"]
+    return tuple(cols)
+
+
+# --------------------------------------------------------------------------- change point
+
+def changepoint_st(model: Model, cfg: Settings):
+    """ST with ``rj_changepoint`` on every rung (likelihood tempered), built as the registry's
+    ``st`` builder builds it."""
+    from tempering.algorithms.st import simulated_tempering
+    from tempering.algorithms.tempered_family import flat_family
+    from tempering.algorithms.tempering_options import rung_params
+    from tempering.kernels import KERNELS
+    from tempering.ladders import geometric_betas
+
+    betas = geometric_betas(cfg.rungs, cfg.beta_min)
+    spec = KERNELS["rj_changepoint"]
+    inner_options = spec.options()
+    bound = spec.bind(inner_options, model.dim)
+    family = flat_family(model, bound, rung_params(bound, spec.name, betas), "likelihood")
+    recorded = {"inner": spec.name, "rungs": cfg.rungs, "beta_min": cfg.beta_min,
+                "ladder": "geometric", "tempering": "likelihood",
+                **inner_options.model_dump(), "betas": list(map(float, betas))}
+    return simulated_tempering(family, betas, name="st", options=recorded)
+
+
+def run_changepoint(cfg: Settings, log=print) -> tuple[list[dict], list[dict], dict]:
+    """P(k | data) from the three estimators against the exact answer, and each one's ESS."""
+    from tempering.models import get_model
+    from tempering.models.changepoint_exact import exact_posterior
+    from tempering.run.driver import run_chains
+
+    model = get_model("changepoint")
+    result = run_chains(model, changepoint_st(model, cfg), key=SEED + 3, draws=cfg.cp_draws,
+                        chains=cfg.cp_chains, warmup=cfg.cp_warmup, progress=False)
+    k = np.asarray(result.idata.posterior["k"].values).astype(int)
+    rung, log_w = run_stats(result)
+    weights, ess, sum_ess = estimator_log_weights(log_w, rung, cfg.rungs)
+    exact = exact_posterior(model).prob_k
+    probs = {kind: np.bincount(k.ravel(), weights=np.exp(weights[kind]).ravel(),
+                               minlength=exact.size)[:exact.size] for kind in ESTIMATORS}
+    rows = []
+    for j in range(exact.size):
+        row = {"k": j, "exact": float(exact[j])}
+        row |= {kind: float(probs[kind][j]) for kind in ESTIMATORS}
+        rows.append(row)
+    ess_rows = []
+    for kind in ESTIMATORS:
+        ess_rows.append({"method": kind, "ess": ess[kind],
+                         "total_variation": 0.5 * float(np.sum(np.abs(probs[kind] - exact))),
+                         "max_abs_error": float(np.max(np.abs(probs[kind] - exact)))})
+    extra = {"sum_ess_per_rung": sum_ess, "draws_total": int(k.size),
+             "n_cold": int(np.sum(rung == 0)),
+             "rung_accept": float(np.asarray(
+                 result.idata.sample_stats["rung_accept_prob"].values).mean())}
+    log("  changepoint: " + ", ".join(f"{r['method']} ESS {r['ess']:.0f} TV "
+                                      f"{r['total_variation']:.4f}" for r in ess_rows))
+    return rows, ess_rows, extra
+
+
+# --------------------------------------------------------------------------- report
+
+def _ranking(values: dict[str, float], larger_better: bool = True) -> str:
+    order = sorted(values, key=values.get, reverse=larger_better)
+    return " > ".join(order) if larger_better else " < ".join(order)
+
+
+QUICK_NOTE = ("- `--quick` shrinks R, draws and warmup (above); the full run's settings are in "
+              "`settings()`.")
+
+
+def write_readme(out: Path, quick: bool, cfg: Settings, wall: float, toy: tuple, gp: tuple,
+                 cp: tuple) -> Path:
+    """``out/README.md``: settings, figures and the comparison with the paper."""
+    toy_rows, _, toy_extra = toy
+    gp_rows, gp_extra = gp
+    cp_rows, cp_ess, cp_extra = cp
+    by = {r["method"]: r for r in toy_rows}
+    cp_by = {r["method"]: r for r in cp_ess}
+    toy_ess = {k: by[k]["ess_mean"] for k in ESTIMATORS}
+    toy_ks = {k: by[k]["ks_mean"] for k in ESTIMATORS}
+    toy_var = {k: by[k]["ks_var"] for k in ESTIMATORS}
+    gp_ess = {k: gp_extra["ess_" + k] for k in ESTIMATORS}
+    cp_ess_v = {k: cp_by[k]["ess"] for k in ESTIMATORS}
+    max_gp_z = max(abs(r[f"{k}_z"]) for r in gp_rows for k in ESTIMATORS)
+    mode = "--quick" if quick else "full"
+    f = fmt_number
+    text = f"""# Gramacy, Samworth & King (2010), *Importance Tempering* ({mode} run)
+
+Total wall time: {wall / 60:.1f} min (2 CPU cores shared with other jobs; XLA single-threaded).
+
+## Settings
+
+- Simulated tempering (`st`) on tgp's default ladder: geometric, {cfg.rungs} rungs,
+  k_min = {cfg.beta_min} (the paper's §3.2 ladder values were lost in extraction; these are the R
+  package tgp's defaults). Pseudo-prior: pilot start, stochastic approximation, occupation
+  correction in warmup, then frozen. One inner update per ST iteration.
+- Estimators from the same draws: **st** (cold rung only), **naive** IT (λ_i ∝ W_i, Eq. 2),
+  **optimal** IT (λ_i ∝ ℓ_i, Proposition 2.1). ESS is the IS effective sample size n/(1 + cv²)
+  of the combination's per-draw weights (Eq. 3), which ignores autocorrelation, as the paper's.
+- **§3.1 toy (our choice of Eq. 10, whose parameters were lost):**
+  π(θ) = 0.5 N(θ; 0, 1²) + 0.5 N(θ; 5, 0.1²) — one broad and one narrow component, 5 apart;
+  whole density tempered (π_k ∝ π^k); slice inner kernel (w = 1).
+  R = {cfg.toy_runs} independent runs (one chain each, its own key) of {cfg.toy_draws} kept
+  iterations after {cfg.toy_warmup} warmup. The paper's run length is not stated; its ST ESS of
+  2535 ≈ 10^5/40 suggests 10^5 iterations on 40 rungs, which the full run uses; R is not stated
+  (the full run uses 50).
+- **GP on mcycle:** `gp_regression` (SE-ARD, standardised data; θ = log ℓ, log σ_f, log σ_n),
+  likelihood tempered, RWM inner kernel (step size adapted per rung in the pilot; one likelihood
+  evaluation costs ~10 ms here, so slice/NUTS were too slow for `--quick`);
+  {cfg.gp_chains} chains × {cfg.gp_draws} draws (+{cfg.gp_warmup} warmup).
+  Reference: plain adaptive RWM (untempered), {cfg.gp_chains} chains × {cfg.ref_draws} draws.
+  This is a plain GP, not the paper's treed GP (§3.2), so the paper's motorcycle ESS figures are
+  not comparable number for number (they were lost in extraction anyway).
+- **Change point (coal data):** `changepoint` (Green 1995; k ≤ 10, Poisson(3) prior on k) with
+  the `rj_changepoint` kernel (10 Green moves per inner update) on every rung, likelihood tempered;
+  {cfg.cp_chains} chains × {cfg.cp_draws} draws (+{cfg.cp_warmup} warmup), pooled. Exact P(k)
+  from `changepoint_exact`. (The paper's RJ examples — treed GPs, mark-recapture — are not
+  reproducible here; this is the issue's stand-in.)
+{QUICK_NOTE if quick else ""}
+
+## §3.1 toy — Table 2 (`table2_mixture.md`, per run: `table2_runs.csv`)
+
+| method | IS ESS (mean) | paper ESS | K–S mean | paper K–S mean | K–S var | best in runs |
+|---|---|---|---|---|---|---|
+""" + "\n".join(
+        f"| {k} | {f(by[k]['ess_mean'], 5)} | {f(paper.TABLE2[k]['ess'], 5)} | "
+        f"{f(by[k]['ks_mean'])} | {f(paper.TABLE2[k]['ks_mean'])} | {f(by[k]['ks_var'])} | "
+        f"{by[k]['ks_best_count']}/{cfg.toy_runs} |" for k in ESTIMATORS) + f"""
+
+Mean Σ_i ESS_i = {f(toy_extra['mean_sum_ess_per_rung'], 5)} (paper's last row: 22910); mean
+draws at the cold rung {f(toy_extra['mean_n_cold'], 5)}; mean rung-move acceptance
+{f(toy_extra['rung_accept'], 3)}.
+
+- ESS ranking here: {_ranking(toy_ess)}; paper: optimal > naive > st. Ratio optimal/st:
+  {f(toy_ess['optimal'] / toy_ess['st'], 3)} here, {f(22913 / 2535, 3)} in the paper.
+- K–S mean ranking (smaller is better): {_ranking(toy_ks, False)}; paper:
+  optimal < naive < st (0.0836, 0.0849, 0.0938).
+- K–S variance ranking: {_ranking(toy_var, False)}; the paper says optimal has the smallest
+  variance and naive a larger one (its variances were lost).
+
+## GP hyperparameters, motorcycle data (`gp_mcycle.md`)
+
+IS ESS of {gp_extra['draws_total']} pooled ST draws ({gp_extra['n_cold']} at the cold rung):
+st {f(gp_ess['st'], 5)}, naive {f(gp_ess['naive'], 5)}, optimal {f(gp_ess['optimal'], 5)}
+(Σ_i ESS_i = {f(gp_extra['sum_ess_per_rung'], 5)}); ranking {_ranking(gp_ess)}. Rung-move
+acceptance {f(gp_extra['rung_accept'], 3)}. Largest |z| of a weighted mean against the plain
+RWM reference (MCSEs of both combined; the ST MCSE accounts for weights and
+autocorrelation): {f(max_gp_z, 3)}.
+The paper (§3.2, treed GP on the same data) reports optimal IT ≫ ST and naive IT *worse* than ST.
+
+## Change point, coal data (`changepoint.md`, `changepoint_ess.md`)
+
+| method | IS ESS | total variation to exact P(k) | max abs error |
+|---|---|---|---|
+""" + "\n".join(
+        f"| {k} | {f(cp_by[k]['ess'], 5)} | {f(cp_by[k]['total_variation'])} | "
+        f"{f(cp_by[k]['max_abs_error'])} |" for k in ESTIMATORS) + f"""
+
+{cp_extra['draws_total']} pooled draws, {cp_extra['n_cold']} at the cold rung,
+Σ_i ESS_i = {f(cp_extra['sum_ess_per_rung'], 5)}, rung-move acceptance
+{f(cp_extra['rung_accept'], 3)}. ESS ranking: {_ranking(cp_ess_v)} (the issue expects optimal
+above both st and naive; {"it is" if cp_ess_v['optimal'] > max(cp_ess_v['st'], cp_ess_v['naive'])
+ else "it is NOT"} here).
+
+## Agreement with the paper, and why numbers may differ
+
+- What can agree is the *ranking*: Proposition 2.1 makes optimal IT's ESS the largest over all
+  combinations by construction (it maximises Kish's L), so optimal ≥ naive and optimal ≥ st on
+  every run is a check of the code, not a finding. How far naive falls behind depends on how
+  heavy the hot rungs' weights are: with π^k tempering of a 1-D density the weights
+  π^(1−k) are mild, so naive is close to optimal (as in Table 2); with likelihood tempering of a
+  peaked likelihood (GP, change point) they are heavy and naive IT loses most of its ESS (as in
+  the paper's §3.2-§3.3).
+- Absolute K–S values depend on the lost mixture (Eq. 10), the lost run length and the inner
+  kernel; ours are for our choice and are not comparable number for number. K–S distance of an
+  MCMC estimate is dominated by autocorrelation (mode-hopping) error, which the IS ESS does not
+  see, so a ×{f(toy_ess['optimal'] / toy_ess['st'], 2)} larger ESS gives a much smaller gain in K–S.
+- The IS ESS ignores autocorrelation (the paper says so in §4); the GP table's MCSEs do not.
+"""
+    path = out / "README.md"
+    path.write_text(text)
+    return path
+
+
+def run(quick: bool, out: Path, cfg: Settings | None = None, log=print) -> None:
+    """Run all three parts with ``settings(quick)`` (or ``cfg``) and write the tables to ``out``."""
+    single_threaded_xla()
+    cfg = cfg or settings(quick)
+    out = Path(out)
+    t0 = time.perf_counter()
+    log(f"gsk2010: {'quick' if quick else 'full'} run into {out}")
+    toy = run_toy(cfg, log)
+    write_table(toy[0], TOY_COLUMNS, out / "table2_mixture",
+                "Table 2: K-S distance to the exact mixture CDF over R runs, and IS ESS",
+                notes="Paper: Gramacy, Samworth & King (2010) Table 2; variances lost in "
+                      "extraction. Mixture: 0.5 N(0, 1) + 0.5 N(5, 0.1^2) (our choice).")
+    write_table(toy[1], TOY_RUN_COLUMNS, out / "table2_runs", "Table 2, per run")
+    gp = run_gp(cfg, log)
+    write_table(gp[0], gp_columns(), out / "gp_mcycle",
+                "GP hyperparameters of mcycle: weighted ST estimates vs plain RWM",
+                notes=" ".join(f"IS ESS {k}: {fmt_number(gp[1]['ess_' + k], 5)}."
+                               for k in ESTIMATORS))
+    cp = run_changepoint(cfg, log)
+    write_table(cp[0], ("k", "exact", *ESTIMATORS), out / "changepoint",
+                "Change point (coal): P(k | data) by estimator vs exact")
+    write_table(cp[1], ("method", "ess", "total_variation", "max_abs_error"),
+                out / "changepoint_ess", "Change point (coal): IS ESS and error by estimator")
+    readme = write_readme(out, quick, cfg, time.perf_counter() - t0, toy, gp, cp)
+    log(f"gsk2010: wrote {readme} ({(time.perf_counter() - t0) / 60:.1f} min)")
