@@ -9,15 +9,7 @@ from __future__ import annotations
 import re
 
 import pytest
-
-from tempering.cli.main import main
-
-
-def run_cli(args: list, capsys) -> tuple[int, str, str]:
-    with pytest.raises(SystemExit) as exc:
-        main([str(a) for a in args])
-    out, err = capsys.readouterr()
-    return (0 if exc.value.code is None else exc.value.code), out, err
+from cli_helpers import run_cli
 
 
 def test_gp_grad_prints_the_table_and_the_ratio_last(capsys):

@@ -12,6 +12,7 @@ import arviz as az
 import numpy as np
 import pytest
 import xarray as xr
+from cli_helpers import run_cli
 
 from tempering.cli.main import main
 from tempering.run.output import run_attr
@@ -20,13 +21,6 @@ TINY = ["--chains", "2", "--draws", "20", "--warmup", "10", "--seed", "1", "--no
 SMALL_MVN = ["--set", "model.n=10", "--set", "model.dim=2"]
 
 
-def run_cli(args: list, capsys) -> tuple[int, str, str]:
-    """Run ``tempering ARGS`` in-process; returns (exit code, stdout, stderr)."""
-    with pytest.raises(SystemExit) as exc:
-        main([str(a) for a in args])
-    out, err = capsys.readouterr()
-    code = exc.value.code
-    return (0 if code is None else code), out, err
 
 
 def sample_args(out: Path, *extra, model: str = "mvn_mean", sampler: str = "rwm") -> list:

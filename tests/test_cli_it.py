@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
+from cli_helpers import run_cli
 
 from tempering.cli.main import main
 
@@ -14,11 +15,6 @@ TINY = ["--chains", "2", "--draws", "30", "--warmup", "40", "--seed", "1", "--no
 SMALL_MVN = ["--set", "model.n=10", "--set", "model.dim=2"]
 
 
-def run_cli(args: list, capsys) -> tuple[int, str, str]:
-    with pytest.raises(SystemExit) as exc:
-        main([str(a) for a in args])
-    out, err = capsys.readouterr()
-    return (0 if exc.value.code is None else exc.value.code), out, err
 
 
 @pytest.fixture(scope="module")

@@ -15,6 +15,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from cli_helpers import run_cli
 
 from tempering.cli.main import main
 from tempering.gp import predict as gp_predict
@@ -25,11 +26,6 @@ from tempering.run.output import load_run, run_attr
 TINY = ["--chains", "2", "--draws", "15", "--warmup", "5", "--seed", "3", "--no-progress"]
 
 
-def run_cli(args: list, capsys) -> tuple[int, str, str]:
-    with pytest.raises(SystemExit) as exc:
-        main([str(a) for a in args])
-    out, err = capsys.readouterr()
-    return (0 if exc.value.code is None else exc.value.code), out, err
 
 
 def dense_kernel(name: str, c: float, params: dict, x1: np.ndarray, x2: np.ndarray) -> np.ndarray:
