@@ -27,9 +27,9 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from cli_helpers import run_cli
 from conftest import z_mean
 from scipy.special import digamma
-from test_cli import run_cli
 
 from tempering.errors import UserInputError
 from tempering.kernels import KERNELS
@@ -442,6 +442,20 @@ def test_cli_sample_and_summary(tmp_path, capsys, monkeypatch):
     for text in ("rj_changepoint on changepoint", "k", "position[0]", "height[4]",
                  "undefined (NaN) in some draws"):
         assert text in stdout
+
+
+def test_cli_simulated_tempering_with_reversible_jump(tmp_path, capsys):
+    out = tmp_path / "cpst.nc"
+    args = ["sample", "--model", "changepoint", "--sampler", "st", "--chains", "1", "--draws",
+            "60", "--warmup", "40", "--seed", "1", "--no-progress", "--set", "model.k_max=4",
+            "--set", "sampler.inner=rj_changepoint", "--set", "sampler.rungs=3", "--out", out]
+    code, _, err = run_cli(args, capsys)
+    assert code == 0, err
+    code, stdout, err = run_cli(["summary", "--json", "--weights", "optimal", out], capsys)
+    assert code == 0, err
+    result = json.loads(stdout)
+    assert result["it"]["bound_holds"] is True and len(result["it"]["lambda"]) == 3
+    assert 0 <= result["params"]["k"]["mean"] <= 4
 
 
 def test_cli_bad_model_option(tmp_path, capsys):

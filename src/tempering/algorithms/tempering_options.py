@@ -27,11 +27,13 @@ from tempering.kernels.base import BoundKernel, Kernel, run_kernel
 
 
 class TemperingOptions(BaseModel):
-    """Options every tempering sampler has; the inner kernel's options ride along as extras."""
+    """Options every tempering sampler has; the inner kernel's options ride along as extras.
+    ``inner`` is any registered kernel; ``rj_changepoint`` (reversible jump) fits only the
+    ``changepoint`` model's layout."""
 
     model_config = ConfigDict(extra="allow")
 
-    inner: Literal["rwm", "hmc", "nuts", "slice"] = "rwm"
+    inner: Literal["rwm", "hmc", "nuts", "slice", "rj_changepoint"] = "rwm"
     rungs: int = Field(7, ge=2)
     beta_min: float = Field(0.125, gt=0.0, lt=1.0)
     inner_steps: PositiveInt = 1
