@@ -31,12 +31,6 @@ the Cholesky skips JAX's symmetrisation pass).
 A failed Cholesky gives NaN (the model maps it to −∞, a rejected proposal); the backward pass then
 yields NaN without raising. This is a ``jax.custom_vjp``: reverse mode only (no ``jax.jvp`` or
 ``jax.hessian`` through it).
-
-Not used by the models for now: with it as ``gp_regression``'s likelihood, the driver's vmapped HMC
-/ NUTS run on the mcycle data (4 chains, n = 133) hung with every thread waiting on a futex and no
-CPU in use (2026-11-21; one chain, and ``vmap(grad)`` in plain ``fori_loop`` / ``while_loop``, ran
-fine). Until that deadlock is understood the models differentiate through the Cholesky;
-``tempering bench gp-grad`` and the tests exercise this function directly.
 """
 
 from __future__ import annotations
