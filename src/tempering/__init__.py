@@ -9,6 +9,9 @@ and triangular solves call SciPy's OpenBLAS; on a small machine whose cores are 
 work (XLA's own threads included), OpenBLAS's spinning worker threads made a 300 × 300 Cholesky
 take 40–240 ms instead of 1–2 ms in our measurements. The setting takes effect only if SciPy's
 linear algebra has not been loaded yet; set the variable yourself to choose otherwise.
+
+And it makes ``vmap`` call jaxlib's CPU LAPACK kernels once per matrix
+(:mod:`tempering.lapack_batching`): batched ones can deadlock XLA's thread pool in jaxlib 0.10.
 """
 
 import os
@@ -19,6 +22,10 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 import jax  # noqa: E402
 
 jax.config.update("jax_enable_x64", True)
+
+from tempering.lapack_batching import install as _install_lapack_batching  # noqa: E402
+
+_install_lapack_batching()  # chains batched with vmap must not deadlock jaxlib's LAPACK kernels
 # ArviZ 0.23 announces its 1.x refactor on import; the package keeps to APIs that survive it.
 warnings.filterwarnings("ignore", category=FutureWarning, module="arviz")
 

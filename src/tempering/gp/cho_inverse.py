@@ -18,22 +18,12 @@ rows into ranges of at most ``block``: nothing is assembled, and only the lower 
 multiplied out (as a symmetric rank-k update would), which brings the count to (2/3) n³. Consumers
 that reduce over C⁻¹ (the GP gradient) work block by block; :func:`cho_inverse` assembles the full
 matrix. The recursion is unrolled at trace time (shapes are static), so both are jittable and
-vmappable.
-
-Under ``vmap`` every triangular solve here runs one matrix at a time
-(``jax.custom_batching.sequential_vmap``). A batched solve would deadlock: jaxlib 0.10's LAPACK
-kernels split a batch into tasks on XLA's intra-op thread pool and block until they finish, and the
-independent solves of the recursion run concurrently, so with as many solves in flight as pool
-threads (two on a 2-core machine) every thread waits for tasks that no thread is free to run — the
-driver's 4-chain HMC on a GP then hangs with all threads parked on futexes (2026-11-21; gdb shows
-each pool thread in ``BlockingCounter::Wait`` under ``jax::ParallelBatchMap`` /
-``lapack_dtrsm_ffi``). Unbatched solves run inline and never wait; JAX 0.11 drops the parallel
-path, but it needs Python 3.12.
+vmappable. Its independent triangular solves run concurrently; under ``vmap`` that is safe only
+because :mod:`tempering.lapack_batching` makes each LAPACK call unbatched (batched ones in flight
+at once deadlocked jaxlib 0.10's thread pool).
 """
 
 from __future__ import annotations
-
-from functools import partial
 
 import jax
 import jax.numpy as jnp
@@ -46,24 +36,6 @@ Blocks = dict[tuple[int, int], Array]
 
 def _t(m: Array) -> Array:
     return jnp.swapaxes(m, -1, -2)
-
-
-@partial(jax.custom_batching.sequential_vmap)
-def _solve_left(a: Array, b: Array) -> Array:
-    """A⁻¹ B for lower-triangular A, one matrix at a time under ``vmap`` (see the module notes)."""
-    return triangular_solve(a, b, left_side=True, lower=True)
-
-
-@partial(jax.custom_batching.sequential_vmap)
-def _solve_left_transposed(a: Array, b: Array) -> Array:
-    """A⁻ᵀ B for lower-triangular A, one matrix at a time under ``vmap``."""
-    return triangular_solve(a, b, left_side=True, lower=True, transpose_a=True)
-
-
-@partial(jax.custom_batching.sequential_vmap)
-def _solve_right(a: Array, b: Array) -> Array:
-    """B A⁻¹ for lower-triangular A, one matrix at a time under ``vmap``."""
-    return triangular_solve(a, b, left_side=False, lower=True)
 
 
 def inverse_blocks(chol: Array, block: int = BLOCK) -> tuple[Blocks, list[tuple[int, int]]]:
@@ -79,14 +51,15 @@ def inverse_blocks(chol: Array, block: int = BLOCK) -> tuple[Blocks, list[tuple[
     n = chol.shape[-1]
     if n <= block:
         eye = jnp.broadcast_to(jnp.eye(n, dtype=chol.dtype), chol.shape)
-        inv = _solve_left(chol, eye)  # L⁻¹
+        inv = triangular_solve(chol, eye, left_side=True, lower=True)  # L⁻¹
         return {(0, 0): _t(inv) @ inv}, [(0, n)]
     h = n // 2
     a, b, d = chol[..., :h, :h], chol[..., h:, :h], chol[..., h:, h:]
     top, top_ranges = inverse_blocks(a, block)
     bottom, bottom_ranges = inverse_blocks(d, block)
-    x = -_solve_right(a, _solve_left(d, b))  # X = −D⁻¹ B A⁻¹
-    lower_left = _solve_left_transposed(d, x)  # D⁻ᵀ X
+    x = triangular_solve(d, b, left_side=True, lower=True)  # D⁻¹ B
+    x = -triangular_solve(a, x, left_side=False, lower=True)  # X = −D⁻¹ B A⁻¹
+    lower_left = triangular_solve(d, x, left_side=True, lower=True, transpose_a=True)  # D⁻ᵀ X
     k = len(top_ranges)
     out: Blocks = {}
     for (p, q), g in top.items():  # A⁻ᵀA⁻¹ + XᵀX, lower blocks only

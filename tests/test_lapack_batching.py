@@ -1,0 +1,133 @@
+"""Per-matrix LAPACK calls under vmap (tempering/lapack_batching.py).
+
+Batched jaxlib LAPACK calls in flight at once deadlock XLA's CPU thread pool (jaxlib 0.10). The
+checks: no LAPACK call in the lowering of a vmapped GP gradient carries a batch dimension (and JAX's
+own rules, restored, give batched ones — so the check can fail; they are only lowered, never run,
+since running them may hang); the per-matrix rules give the
+same numbers as one call per matrix, for single- and multi-output primitives, one or both
+operands batched, nested vmaps and batches above the unroll size; the 4-chain HMC run on the
+mcycle GP that hung now finishes.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+import subprocess
+import sys
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+from jax.interpreters import batching
+
+import tempering  # noqa: F401  (installs the rules)
+from tempering import lapack_batching
+from tempering.models import get_model
+
+pytestmark = pytest.mark.skipif(not lapack_batching.needed(),
+                                reason="jaxlib ≥ 0.11.2 has no blocking LAPACK kernels")
+
+
+def lapack_batch_dims(fn, *args) -> list[int]:
+    """The batch rank of every LAPACK custom call in ``fn``'s lowering."""
+    text = jax.jit(fn).lower(*args).as_text()
+    calls = re.findall(r'custom_call @lapack_\w+\(.*?num_batch_dims = "(\d+)"', text)
+    assert calls, "no LAPACK call found: the lowering's format changed"
+    return [int(dims) for dims in calls]
+
+
+@contextlib.contextmanager
+def jax_own_rules():
+    """JAX's batching rules back in place (the deliberately broken variant)."""
+    ours = {p: batching.fancy_primitive_batchers[p] for p in lapack_batching._originals}
+    batching.fancy_primitive_batchers.update(lapack_batching._originals)
+    jax.clear_caches()  # traces made under the other rules must not be reused
+    try:
+        yield
+    finally:
+        batching.fancy_primitive_batchers.update(ours)
+        jax.clear_caches()
+
+
+def gp_gradient_case():
+    model = get_model("gp_regression", n=150, dim=3, data_seed=1)  # n > one inverse block
+    thetas = jnp.asarray(model.attrs["theta_true"]) + 0.1 * jnp.arange(4.0)[:, None]
+    return jax.vmap(jax.grad(model.log_lik), in_axes=(0, None)), thetas, model
+
+
+def test_vmapped_gp_gradient_makes_only_unbatched_lapack_calls():
+    fn, thetas, model = gp_gradient_case()
+    ours = lapack_batch_dims(fn, thetas, model.data)
+    assert len(ours) >= 8 and set(ours) == {0}  # per chain: Cholesky, 2 + 5 solves (4 chains)
+    with jax_own_rules():
+        theirs = lapack_batch_dims(fn, thetas, model.data)
+    assert sum(d > 0 for d in theirs) >= 8
+
+
+def test_vmapped_gp_gradient_matches_one_chain_at_a_time():
+    """(Not against JAX's batched rules: running those here can itself deadlock.)"""
+    fn, thetas, model = gp_gradient_case()
+    single = jax.jit(jax.grad(model.log_lik))
+    np.testing.assert_allclose(np.asarray(jax.jit(fn)(thetas, model.data)),
+                               np.stack([np.asarray(single(t, model.data)) for t in thetas]),
+                               rtol=1e-10)
+
+
+def spd_stack(batch: int, n: int, seed: int) -> np.ndarray:
+    a = np.random.default_rng(seed).standard_normal((batch, n, n))
+    return a @ np.swapaxes(a, -1, -2) / n + np.eye(n)
+
+
+def one_by_one(fn, *stacks):
+    outs = [fn(*items) for items in zip(*stacks, strict=True)]
+    return jax.tree.map(lambda *parts: np.stack(parts), *outs)
+
+
+@pytest.mark.parametrize("batch", [3, lapack_batching.UNROLL + 5])  # unrolled; lax.map in groups
+def test_per_matrix_rules_match_one_call_per_matrix(batch):
+    cov = spd_stack(batch, 6, batch)
+    rhs = np.random.default_rng(1).standard_normal((batch, 6, 2))
+    chol = np.linalg.cholesky(cov)
+    solve = jax.vmap(lambda a, b: jax.lax.linalg.triangular_solve(a, b, left_side=True,
+                                                                 lower=True))
+    cases = {
+        "cholesky": (jnp.linalg.cholesky, (cov,)),
+        "eigh": (lambda a: jnp.linalg.eigh(a)[0], (cov,)),  # multiple results
+        "lu": (lambda a: jnp.linalg.solve(a, jnp.ones(6)), (cov,)),
+        "qr": (lambda a: jnp.abs(jnp.linalg.qr(a)[1]), (cov,)),
+        "svd": (lambda a: jnp.linalg.svd(a, compute_uv=False), (cov,)),
+    }
+    for name, (fn, args) in cases.items():
+        np.testing.assert_allclose(np.asarray(jax.jit(jax.vmap(fn))(*args)),
+                                   one_by_one(lambda *a, f=fn: np.asarray(f(*a)), *args),
+                                   rtol=1e-10, atol=1e-12, err_msg=name)
+    both = np.asarray(jax.jit(solve)(chol, rhs))
+    np.testing.assert_allclose(both, np.linalg.solve(chol, rhs), rtol=1e-10)
+    only_b = np.asarray(jax.jit(jax.vmap(lambda b: solve(chol[:1], b[None])[0]))(rhs))
+    np.testing.assert_allclose(only_b, np.linalg.solve(chol[0], rhs), rtol=1e-10)
+    assert set(lapack_batch_dims(jax.vmap(jnp.linalg.cholesky), cov)) == {0}
+
+
+def test_nested_vmaps_stay_unbatched():
+    cov = spd_stack(6, 5, 0).reshape(2, 3, 5, 5)
+    nested = jax.vmap(jax.vmap(jnp.linalg.cholesky))
+    np.testing.assert_allclose(np.asarray(jax.jit(nested)(cov)), np.linalg.cholesky(cov),
+                               rtol=1e-12)
+    assert lapack_batch_dims(nested, cov) == [0] * 6
+
+
+def test_four_chain_hmc_on_a_gp_finishes():
+    """This run hung for ever (every thread parked on a futex) with batched LAPACK calls; it runs
+    in a child process so that a deadlock fails the test instead of hanging the suite."""
+    script = ("import tempering\n"
+              "from tempering.algorithms import get_sampler\n"
+              "m = tempering.get_model('gp_regression', data='mcycle')\n"
+              "idata = tempering.sample(m, get_sampler('hmc', m), key=0, chains=4, warmup=30,"
+              " draws=10, progress=False)\n"
+              "print('draws', idata.posterior.sizes['chain'], idata.posterior.sizes['draw'])\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split() == ["draws", "4", "10"]
