@@ -5,8 +5,8 @@ checks: no LAPACK call in the lowering of a vmapped GP gradient carries a batch 
 own rules, restored, give batched ones — so the check can fail; they are only lowered, never run,
 since running them may hang); the per-matrix rules give the
 same numbers as one call per matrix, for single- and multi-output primitives, one or both
-operands batched, nested vmaps and batches above the unroll size; the 4-chain HMC run on the
-mcycle GP that hung now finishes.
+operands batched, nested vmaps and batches above the unroll size; batches small enough for jaxlib
+to run inline keep one batched call; the 4-chain HMC run on the mcycle GP that hung now finishes.
 """
 
 from __future__ import annotations
@@ -60,7 +60,9 @@ def gp_gradient_case():
 def test_vmapped_gp_gradient_makes_only_unbatched_lapack_calls():
     fn, thetas, model = gp_gradient_case()
     ours = lapack_batch_dims(fn, thetas, model.data)
-    assert len(ours) >= 8 and set(ours) == {0}  # per chain: Cholesky, 2 + 5 solves (4 chains)
+    # Per chain: the Cholesky and the backward's five solves. The two solves against the vector y
+    # (4 × 150² flops) stay batched: jaxlib runs a batch that small inline, without the pool.
+    assert ours.count(0) == 4 * 6 and sum(d > 0 for d in ours) == 2
     with jax_own_rules():
         theirs = lapack_batch_dims(fn, thetas, model.data)
     assert sum(d > 0 for d in theirs) >= 8
@@ -87,22 +89,23 @@ def one_by_one(fn, *stacks):
 
 @pytest.mark.parametrize("batch", [3, lapack_batching.UNROLL + 5])  # unrolled; lax.map in groups
 def test_per_matrix_rules_match_one_call_per_matrix(batch):
-    cov = spd_stack(batch, 6, batch)
-    rhs = np.random.default_rng(1).standard_normal((batch, 6, 2))
+    n = 70  # 70³/3 flops per Cholesky: above the inline threshold even for 3 matrices
+    cov = spd_stack(batch, n, batch)
+    rhs = np.random.default_rng(1).standard_normal((batch, n, n))
     chol = np.linalg.cholesky(cov)
     solve = jax.vmap(lambda a, b: jax.lax.linalg.triangular_solve(a, b, left_side=True,
                                                                  lower=True))
     cases = {
         "cholesky": (jnp.linalg.cholesky, (cov,)),
         "eigh": (lambda a: jnp.linalg.eigh(a)[0], (cov,)),  # multiple results
-        "lu": (lambda a: jnp.linalg.solve(a, jnp.ones(6)), (cov,)),
+        "lu": (lambda a: jnp.linalg.solve(a, jnp.ones(n)), (cov,)),
         "qr": (lambda a: jnp.abs(jnp.linalg.qr(a)[1]), (cov,)),
         "svd": (lambda a: jnp.linalg.svd(a, compute_uv=False), (cov,)),
     }
     for name, (fn, args) in cases.items():
         np.testing.assert_allclose(np.asarray(jax.jit(jax.vmap(fn))(*args)),
                                    one_by_one(lambda *a, f=fn: np.asarray(f(*a)), *args),
-                                   rtol=1e-10, atol=1e-12, err_msg=name)
+                                   rtol=1e-9, atol=1e-11, err_msg=name)
     both = np.asarray(jax.jit(solve)(chol, rhs))
     np.testing.assert_allclose(both, np.linalg.solve(chol, rhs), rtol=1e-10)
     only_b = np.asarray(jax.jit(jax.vmap(lambda b: solve(chol[:1], b[None])[0]))(rhs))
@@ -110,11 +113,19 @@ def test_per_matrix_rules_match_one_call_per_matrix(batch):
     assert set(lapack_batch_dims(jax.vmap(jnp.linalg.cholesky), cov)) == {0}
 
 
+def test_small_batches_keep_the_batched_call_jaxlib_runs_inline():
+    small, large = spd_stack(3, 6, 0), spd_stack(3, 100, 0)
+    assert lapack_batch_dims(jax.vmap(jnp.linalg.cholesky), small) == [1]
+    assert lapack_batch_dims(jax.vmap(jnp.linalg.cholesky), large) == [0, 0, 0]
+    np.testing.assert_allclose(np.asarray(jax.jit(jax.vmap(jnp.linalg.cholesky))(small)),
+                               np.linalg.cholesky(small), rtol=1e-12)
+
+
 def test_nested_vmaps_stay_unbatched():
-    cov = spd_stack(6, 5, 0).reshape(2, 3, 5, 5)
+    cov = spd_stack(6, 100, 0).reshape(2, 3, 100, 100)
     nested = jax.vmap(jax.vmap(jnp.linalg.cholesky))
     np.testing.assert_allclose(np.asarray(jax.jit(nested)(cov)), np.linalg.cholesky(cov),
-                               rtol=1e-12)
+                               rtol=1e-10, atol=1e-12)
     assert lapack_batch_dims(nested, cov) == [0] * 6
 
 
