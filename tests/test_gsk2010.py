@@ -80,6 +80,7 @@ def _read(path):
         return list(csv.DictReader(f))
 
 
+@pytest.mark.slow  # ~55 s: the whole reproduction pipeline; make test-slow runs it
 def test_tiny_end_to_end_run_writes_tables(tmp_path):
     assert get_experiment("gsk2010") is run
     cfg = Settings(toy_runs=2, toy_draws=600, toy_warmup=200, gp_chains=1, gp_draws=80,

@@ -97,7 +97,9 @@ def mixture():
     return get_model("mixture", n=100, means=[-1.0, 1.0], data_seed=2)
 
 
-@pytest.mark.parametrize("case", list(MODE_CASES))
+# ~25 s each: stt (the seed's method) runs in make test, all five in make test-slow
+@pytest.mark.parametrize("case", [pytest.param(c, marks=() if c == "stt" else pytest.mark.slow)
+                                  for c in MODE_CASES])
 def test_tempering_visits_both_label_orderings_equally(mixture, case):
     name = case.removesuffix("_deo")
     algorithm = get_sampler(name, mixture, **MODE_CASES[case])
