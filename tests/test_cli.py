@@ -21,8 +21,6 @@ TINY = ["--chains", "2", "--draws", "20", "--warmup", "10", "--seed", "1", "--no
 SMALL_MVN = ["--set", "model.n=10", "--set", "model.dim=2"]
 
 
-
-
 def sample_args(out: Path, *extra, model: str = "mvn_mean", sampler: str = "rwm") -> list:
     return ["sample", "--model", model, "--sampler", sampler, *TINY, *extra, "--out", out]
 

@@ -82,11 +82,6 @@ def spd_stack(batch: int, n: int, seed: int) -> np.ndarray:
     return a @ np.swapaxes(a, -1, -2) / n + np.eye(n)
 
 
-def one_by_one(fn, *stacks):
-    outs = [fn(*items) for items in zip(*stacks, strict=True)]
-    return jax.tree.map(lambda *parts: np.stack(parts), *outs)
-
-
 @pytest.mark.parametrize("batch", [3, lapack_batching.UNROLL + 5])  # unrolled; lax.map in groups
 def test_per_matrix_rules_match_one_call_per_matrix(batch):
     n = 70  # 70³/3 flops per Cholesky: above the inline threshold even for 3 matrices
@@ -96,19 +91,20 @@ def test_per_matrix_rules_match_one_call_per_matrix(batch):
     solve = jax.vmap(lambda a, b: jax.lax.linalg.triangular_solve(a, b, left_side=True,
                                                                  lower=True))
     cases = {
-        "cholesky": (jnp.linalg.cholesky, (cov,)),
-        "eigh": (lambda a: jnp.linalg.eigh(a)[0], (cov,)),  # multiple results
-        "lu": (lambda a: jnp.linalg.solve(a, jnp.ones(n)), (cov,)),
-        "qr": (lambda a: jnp.abs(jnp.linalg.qr(a)[1]), (cov,)),
-        "svd": (lambda a: jnp.linalg.svd(a, compute_uv=False), (cov,)),
+        "cholesky": jnp.linalg.cholesky,
+        "eigh": lambda a: jnp.linalg.eigh(a)[0],  # multiple results
+        "lu": lambda a: jnp.linalg.solve(a, jnp.ones(n)),
+        "qr": lambda a: jnp.abs(jnp.linalg.qr(a)[1]),
+        "svd": lambda a: jnp.linalg.svd(a, compute_uv=False),
     }
-    for name, (fn, args) in cases.items():
-        np.testing.assert_allclose(np.asarray(jax.jit(jax.vmap(fn))(*args)),
-                                   one_by_one(lambda *a, f=fn: np.asarray(f(*a)), *args),
+    for name, fn in cases.items():
+        np.testing.assert_allclose(np.asarray(jax.jit(jax.vmap(fn))(cov)),
+                                   np.stack([np.asarray(fn(c)) for c in cov]),
                                    rtol=1e-9, atol=1e-11, err_msg=name)
     both = np.asarray(jax.jit(solve)(chol, rhs))
     np.testing.assert_allclose(both, np.linalg.solve(chol, rhs), rtol=1e-10)
-    only_b = np.asarray(jax.jit(jax.vmap(lambda b: solve(chol[:1], b[None])[0]))(rhs))
+    only_b = np.asarray(jax.jit(jax.vmap(lambda b: jax.lax.linalg.triangular_solve(
+        chol[0], b, left_side=True, lower=True)))(rhs))
     np.testing.assert_allclose(only_b, np.linalg.solve(chol[0], rhs), rtol=1e-10)
     assert set(lapack_batch_dims(jax.vmap(jnp.linalg.cholesky), cov)) == {0}
 

@@ -63,13 +63,20 @@ def needed() -> bool:
     return _version(jaxlib.__version__) < _FIXED_JAXLIB
 
 
-def _runs_inline(primitive, args: Sequence, dims: Sequence, size: int, params: dict) -> bool:
-    """Whether jaxlib would run this batch inline anyway (flop counts as in jaxlib's kernels:
-    n³/3 for a Cholesky, rows · cols · (rows or cols) for a triangular solve)."""
+def _jax_rule_is_safe(primitive, args: Sequence, dims: Sequence, size: int,
+                      params: dict) -> bool:
+    """Whether JAX's own rule makes no LAPACK call that can block: off CPU; a triangular solve
+    whose matrix is shared (JAX solves it once against all right-hand sides, unbatched); or a
+    batch so small that jaxlib runs it inline (flops as in jaxlib's kernels: n³/3 for a
+    Cholesky, rows · cols · (rows or cols) for a triangular solve)."""
+    if jax.default_backend() != "cpu":
+        return True
     if primitive is jax.lax.linalg.cholesky_p:
         n = args[0].shape[-1]
         flops = n**3 // 3
     elif primitive is jax.lax.linalg.triangular_solve_p:
+        if dims[0] is None:
+            return True
         b, b_dim = args[1], dims[1]
         rows, cols = (b.shape[:b_dim] + b.shape[b_dim + 1:] if b_dim is not None else b.shape)[-2:]
         flops = rows * cols * (rows if params["left_side"] else cols)
@@ -82,12 +89,10 @@ def _per_matrix_rule(primitive) -> Callable:
     original = _originals[primitive]
 
     def rule(axis_data, args: Sequence, dims: Sequence, **params):
-        if (all(d is None for d in dims) or jax.default_backend() != "cpu"
-                or (primitive is jax.lax.linalg.triangular_solve_p and dims[0] is None)):
-            # JAX's own rule solves one matrix against all right-hand sides at once: unbatched
+        if all(d is None for d in dims):
             return original(axis_data, args, dims, **params)
         size = next(a.shape[d] for a, d in zip(args, dims, strict=True) if d is not None)
-        if _runs_inline(primitive, args, dims, size, params):
+        if _jax_rule_is_safe(primitive, args, dims, size, params):
             return original(axis_data, args, dims, **params)
         mapped = [jnp.moveaxis(a, d, 0) for a, d in zip(args, dims, strict=True) if d is not None]
 
