@@ -9,11 +9,12 @@ is taken as a string (``--set model.data=my.csv``).
 
 from __future__ import annotations
 
+import re
 import tomllib
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Self, TypeVar
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, ConfigDict, ValidationError
 
 from tempering.errors import UserInputError
 
@@ -21,7 +22,27 @@ T = TypeVar("T", bound=BaseModel)
 SECTIONS = ("model", "sampler")
 
 
+class Options(BaseModel):
+    """Base of a component's options (a sampler's, a kernel's): unknown keys are errors.
+
+    Defaults and cross-field rules live in the options class. A rule that spans fields is a
+    model validator whose message starts with the field it is about (``"prior_rung: needs ..."``)
+    so that the one-line error names it. A default or a check that needs the model goes in
+    :meth:`resolve`, which returns the options with every default filled in: validating the dump
+    of resolved options and resolving again gives the same options (a run file rebuilds its
+    sampler from them).
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    def resolve(self, model: Any) -> Self:
+        """These options with model-dependent defaults filled in (here: unchanged)."""
+        del model
+        return self
+
+
 _UNION_TAGS = {"str", "int", "float", "bool", "list", "dict", "none"}
+_FIELD_FIRST = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*): ")
 
 
 def _key_parts(loc: tuple) -> list[str]:
@@ -40,11 +61,14 @@ def first_error_line(err: ValidationError, prefix: str) -> str:
     same_key = [e for e in errors if e["loc"][:1] == errors[0]["loc"][:1]]
     first = max(same_key, key=lambda e: len(_key_parts(e["loc"])))
     loc = ".".join(_key_parts(first["loc"]))
-    key = f"{prefix}.{loc}" if loc else prefix
     message = first["msg"].removeprefix("Value error, ")
+    named = _FIELD_FIRST.match(message) if not loc else None
+    if named:  # a model validator's message that names its field first
+        loc, message = named.group(1), message[named.end():]
+    key = f"{prefix}.{loc}" if loc else prefix
     if first["type"] == "extra_forbidden":
         return f"{key}: unknown option"
-    if "input" in first and loc:
+    if "input" in first and loc and not named:
         return f"{key}: {message} (got {first['input']!r})"
     return f"{key}: {message}"
 

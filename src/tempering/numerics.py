@@ -1,0 +1,69 @@
+"""Small numerical helpers every layer shares: NaN-safe log densities, the Metropolis test, a
+tree-wise select, and "run a transition n steps".
+
+This module sits below ``models``, ``gp``, ``kernels`` and ``algorithms`` and imports nothing from
+the package. Its rules are the package's conventions (DESIGN.md): numerical trouble inside a chain
+(NaN, a failed Cholesky, overflow) is a rejected proposal, never a crash, so a log density that is
+not finite is read as −∞ and a NaN acceptance log-ratio rejects.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import jax
+import jax.numpy as jnp
+
+Array = jax.Array
+State = TypeVar("State")
+
+
+def finite_or_neg_inf(value: Array) -> Array:
+    """Map NaN and ±inf to −inf: numerical trouble is a rejected proposal, never a crash."""
+    return jnp.where(jnp.isfinite(value), value, -jnp.inf)
+
+
+def accept_probability(log_ratio: Array) -> Array:
+    """min(1, e^r), with a NaN log-ratio read as 0 (a rejection)."""
+    return jnp.where(jnp.isnan(log_ratio), 0.0, jnp.minimum(1.0, jnp.exp(log_ratio)))
+
+
+def metropolis(key: Array, log_ratio: Array) -> tuple[Array, Array]:
+    """The Metropolis test: accept when log U < r with U ~ U(0, 1).
+
+    Returns
+    -------
+    accepted, probability
+        Whether the proposal is accepted (a NaN ratio never is) and min(1, e^r)
+        (:func:`accept_probability`), the Rao–Blackwellised acceptance the samplers report.
+    """
+    accepted = jnp.log(jax.random.uniform(key)) < log_ratio
+    return accepted, accept_probability(log_ratio)
+
+
+def select(flag: Array, new: Any, old: Any) -> Any:
+    """``new`` where ``flag`` else ``old``, leaf by leaf (an accepted or rejected proposal)."""
+    return jax.tree.map(lambda a, b: jnp.where(flag, a, b), new, old)
+
+
+def run_steps(step: Callable[[Array, State], tuple[State, Any]], key: Array, state: State,
+              num_steps: int, tally: Callable[[Any], Any] = lambda info: info
+              ) -> tuple[State, Any]:
+    """``num_steps`` steps of ``step(key, state) -> (state, info)`` with keys
+    ``split(key, num_steps)``; returns the last state and the sum over steps of ``tally(info)``
+    (a pytree of scalars: evaluations made, acceptance, cost).
+
+    The one "run n steps" of the package: inner-kernel visits, warmup without adaptation and
+    fixed-parameter stretches of an algorithm all go through it.
+    """
+
+    def body(carry, step_key):
+        state, total = carry
+        state, info = step(step_key, state)
+        return (state, jax.tree.map(jnp.add, total, tally(info))), None
+
+    _, first_info = jax.eval_shape(step, key, state)
+    zero = jax.tree.map(lambda a: jnp.zeros(a.shape, a.dtype), jax.eval_shape(tally, first_info))
+    (state, total), _ = jax.lax.scan(body, (state, zero), jax.random.split(key, num_steps))
+    return state, total
