@@ -10,8 +10,14 @@ work (XLA's own threads included), OpenBLAS's spinning worker threads made a 300
 take 40–240 ms instead of 1–2 ms in our measurements. The setting takes effect only if SciPy's
 linear algebra has not been loaded yet; set the variable yourself to choose otherwise.
 
-And it makes ``vmap`` call jaxlib's CPU LAPACK kernels once per matrix
-(:mod:`tempering.lapack_batching`): batched ones can deadlock XLA's thread pool in jaxlib 0.10.
+And, on jaxlib < 0.11.2, it makes ``vmap`` call jaxlib's CPU LAPACK kernels once per matrix
+(:mod:`tempering.lapack_batching`): batched ones can deadlock XLA's thread pool there. Set
+``TEMPERING_LAPACK_PER_MATRIX=0`` before the import to keep JAX's own rules, or call
+:func:`tempering.lapack_batching.uninstall` afterwards.
+
+The public API is this namespace and the ``__all__`` of the packages ``algorithms``, ``kernels``,
+``ladders``, ``models``, ``estimators`` and ``summary``; ``docs/architecture.md`` describes the
+layers and contracts.
 """
 
 import os
@@ -23,24 +29,38 @@ import jax  # noqa: E402
 
 jax.config.update("jax_enable_x64", True)
 
-from tempering.lapack_batching import install as _install_lapack_batching  # noqa: E402
+from tempering import lapack_batching  # noqa: E402
 
-_install_lapack_batching()  # chains batched with vmap must not deadlock jaxlib's LAPACK kernels
+if lapack_batching.enabled_by_environment():
+    lapack_batching.install()  # chains batched with vmap must not deadlock jaxlib's LAPACK kernels
 # ArviZ 0.23 announces its 1.x refactor on import; the package keeps to APIs that survive it.
 warnings.filterwarnings("ignore", category=FutureWarning, module="arviz")
 
-from tempering.models import get_model, list_models  # noqa: E402
-from tempering.run.driver import run_chains, sample  # noqa: E402
+from tempering.algorithms import SAMPLERS, get_sampler  # noqa: E402
+from tempering.errors import UserInputError  # noqa: E402
+from tempering.models import MODELS, Model, ParamSpec, get_model  # noqa: E402
+from tempering.run.driver import RunResult, run_chains, sample  # noqa: E402
+from tempering.run.files import rerun, run_and_save  # noqa: E402
 from tempering.run.output import load_run, save_run  # noqa: E402
+from tempering.summary import summarize  # noqa: E402
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "MODELS",
+    "SAMPLERS",
+    "Model",
+    "ParamSpec",
+    "RunResult",
+    "UserInputError",
     "__version__",
     "get_model",
-    "list_models",
+    "get_sampler",
     "load_run",
+    "rerun",
+    "run_and_save",
     "run_chains",
     "sample",
     "save_run",
+    "summarize",
 ]

@@ -3,7 +3,7 @@
 The CLI turns a :class:`UserInputError` into one line on stderr and exit code 2. Library code
 raises it wherever input from outside the program is wrong; numerical trouble *inside* a chain is
 never an exception (it is a rejected proposal, see
-:func:`tempering.models.base.finite_or_neg_inf`).
+:func:`tempering.numerics.finite_or_neg_inf`).
 """
 
 

@@ -1,4 +1,4 @@
-"""One LAPACK call per matrix under ``vmap`` on CPU: a workaround for a jaxlib 0.10 deadlock.
+"""One LAPACK call per matrix under ``vmap`` on CPU: a workaround for a deadlock in jaxlib < 0.11.2.
 
 JAX lowers a batched Cholesky, triangular solve, eigendecomposition … on CPU to one LAPACK
 kernel of jaxlib over the whole batch. In jaxlib < 0.11.2 that kernel splits a large enough
@@ -25,10 +25,18 @@ compiles the blocking path out); otherwise JAX's own rule runs. Draws do not cha
 is factorised by the same LAPACK routine either way. JAX has no public switch for this, so the
 rules are set through ``jax.interpreters.batching.fancy_primitive_batchers`` — a documented
 extension point for primitives' batching rules.
+
+Containment: ``import tempering`` calls :func:`install` unless the environment variable
+``TEMPERING_LAPACK_PER_MATRIX`` is ``0`` (set it before the import to keep JAX's rules in a process
+that never batches LAPACK calls under ``vmap``, or that runs on jaxlib ≥ 0.11.2 anyway);
+:func:`uninstall` restores JAX's own rules at any time, and :func:`installed` tells whether ours
+are in force. The override depends on jaxlib internals, which is why ``constraints.txt`` pins
+jaxlib.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -49,6 +57,8 @@ PRIMITIVES = ("cholesky_p", "triangular_solve_p", "eigh_p", "lu_p", "qr_p", "svd
               "tridiagonal_solve_p")
 
 _FIXED_JAXLIB = (0, 11, 2)
+#: Set to ``0`` to keep JAX's own batching rules when ``tempering`` is imported.
+ENV_SWITCH = "TEMPERING_LAPACK_PER_MATRIX"
 _originals: dict[Any, Callable] = {}
 
 
@@ -57,7 +67,7 @@ def _version(text: str) -> tuple[int, ...]:
 
 
 def needed() -> bool:
-    """Whether this jaxlib has the blocking batched LAPACK kernels."""
+    """Whether this jaxlib (< 0.11.2) has the blocking batched LAPACK kernels."""
     import jaxlib
 
     return _version(jaxlib.__version__) < _FIXED_JAXLIB
@@ -101,6 +111,7 @@ def _per_matrix_rule(primitive) -> Callable:
             return primitive.bind(*(next(it) if d is not None else a
                                     for a, d in zip(args, dims, strict=True)), **params)
 
+        out: Any
         if size <= UNROLL:
             outs = [one([m[i] for m in mapped]) for i in range(size)]
             if primitive.multiple_results:
@@ -112,6 +123,24 @@ def _per_matrix_rule(primitive) -> Callable:
         return (out, [0] * len(out)) if primitive.multiple_results else (out, 0)
 
     return rule
+
+
+def enabled_by_environment() -> bool:
+    """False when ``TEMPERING_LAPACK_PER_MATRIX`` is ``0`` (the documented opt-out)."""
+    return os.environ.get(ENV_SWITCH, "1").strip() != "0"
+
+
+def installed() -> bool:
+    """Whether the per-matrix rules are in force."""
+    return bool(_originals)
+
+
+def uninstall() -> None:
+    """Restore JAX's own ``vmap`` rules (idempotent). Functions already traced keep the rules
+    they were traced with; jit caches are not cleared."""
+    for primitive, rule in _originals.items():
+        batching.fancy_primitive_batchers[primitive] = rule
+    _originals.clear()
 
 
 def install() -> None:

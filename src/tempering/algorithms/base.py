@@ -8,22 +8,70 @@ adapt and that are frozen during sampling:
 - ``init(key, position) -> state``;
 - ``warmup(key, state, params, num_steps) -> (state, params, cost)``, run before sampling only;
 - ``step(key, state, params) -> (state, AlgorithmInfo)``;
-- ``position(state) -> θ`` of the target (rung 0) chain — the only draws that reach ``posterior``.
+- ``position(state) -> θ`` of the target (rung 0) chain — the only draws that reach ``posterior``
+  — or, for an algorithm that keeps more than one draw per step, an array with the extra leading
+  axes it declares in ``position_dims`` (PT with ``keep_all_rungs``: ``("ladder",)``).
 
 ``AlgorithmInfo.cost`` is the step's likelihood work in full-data-equivalent evaluations
-(DESIGN.md, "Info carries cost"); ``stats`` holds further per-draw statistics (swap acceptance,
-divergences, ...), each written to ``sample_stats`` under its key.
+(DESIGN.md, "Info carries cost"); ``stats`` holds further per-draw statistics, each written to
+``sample_stats`` under its name with the dims its :class:`Stat` declares. The driver and the run
+file writer read the declarations (``stats``, ``position_dims``); they guess nothing from shapes,
+and a statistic written without a declaration is an error.
+
+What a run file needs to rebuild the algorithm is kept apart from what was derived from it:
+``options`` are the validated, resolved options (they round-trip: validating their dump again
+gives the same options), ``facts`` are derived values recorded for the reader (β ladder, subset
+sizes, rung costs).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from types import MappingProxyType
 from typing import Any, NamedTuple
 
 import jax
-import jax.numpy as jnp
+from pydantic import BaseModel
 
 Array = jax.Array
+
+
+class Stat(NamedTuple):
+    """A per-draw statistic a sampler writes to ``sample_stats``.
+
+    Attributes
+    ----------
+    name
+        Its name in ``sample_stats`` (and in ``AlgorithmInfo.stats``).
+    dims
+        Its dims after ``(chain, draw)``: ``()`` for a scalar, ``("ladder",)`` for one value per
+        rung, ``("pair",)`` per adjacent pair of rungs, ...
+    meaning
+        One line, stored with the variable in the run file.
+    """
+
+    name: str
+    dims: tuple[str, ...]
+    meaning: str
+
+
+#: What the driver writes for every sampler.
+COMMON_STATS: tuple[Stat, ...] = (
+    Stat("lp", (), "log density of the target at the draw (rung 0)"),
+    Stat("cost", (), "likelihood work of the draw's steps, in full-data-equivalent evaluations"),
+    Stat("acceptance_rate", (), "the step's acceptance probability, mean over thinned steps"),
+)
+
+#: Names of the importance-tempering trio written by samplers that keep every rung's draws (ST;
+#: PT with ``keep_all_rungs``); the run-file summary weights the draws when all three are there.
+RUNG, LOG_TEMPERED, LOG_WEIGHT = "rung", "log_tempered", "log_weight"
+
+
+def rung_weight_stats(dims: tuple[str, ...] = ()) -> tuple[Stat, Stat, Stat]:
+    """The importance-tempering trio with ``dims``: the rung of each draw, U and (1 − k) U."""
+    return (Stat(RUNG, dims, "rung of the draw (0 = the target)"),
+            Stat(LOG_TEMPERED, dims, "U, the tempered log factor at the draw (seed 001)"),
+            Stat(LOG_WEIGHT, dims, "log importance weight (1 − k) U for the target (seed 001)"))
 
 
 class AlgorithmInfo(NamedTuple):
@@ -36,7 +84,24 @@ class AlgorithmInfo(NamedTuple):
 
 
 class Algorithm(NamedTuple):
-    """A sampler the driver can run. See the module docstring for the four functions."""
+    """A sampler the driver can run. See the module docstring for the four functions.
+
+    Attributes
+    ----------
+    name
+        The sampler's registry name.
+    params
+        Initial tunable parameters (adapted in warmup, frozen while sampling).
+    stats
+        The statistics ``step`` writes (beside :data:`COMMON_STATS`).
+    position_dims
+        Dims of the extra leading axes of ``position(state)`` (``()``: one draw per step).
+    facts
+        Derived values recorded in the run file (not options: they are not fed back).
+    options
+        The validated, resolved options it was built from (``None`` for an algorithm built by
+        hand rather than from the registry; such a run cannot be rebuilt from its file).
+    """
 
     name: str
     init: Callable[[Array, Array], Any]
@@ -44,19 +109,8 @@ class Algorithm(NamedTuple):
     step: Callable[[Array, Any, Any], tuple[Any, AlgorithmInfo]]
     position: Callable[[Any], Array]
     params: Any
-    options: dict[str, Any]
+    stats: tuple[Stat, ...] = ()
+    position_dims: tuple[str, ...] = ()
+    facts: Mapping[str, Any] = MappingProxyType({})
+    options: BaseModel | None = None
 
-
-def run_steps(step: Callable, key: Array, state: Any, params: Any,
-              num_steps: int) -> tuple[Any, Array]:
-    """``num_steps`` steps of an algorithm with fixed ``params`` (warmup without adaptation);
-    returns the last state and the summed cost."""
-
-    def body(carry, step_key):
-        state, cost = carry
-        state, info = step(step_key, state, params)
-        return (state, cost + info.cost), None
-
-    (state, cost), _ = jax.lax.scan(body, (state, jnp.zeros(())),
-                                    jax.random.split(key, num_steps))
-    return state, cost

@@ -17,7 +17,8 @@ Dividing by the inner sampler's k e gives the ratios the paper quotes. The paper
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -51,3 +52,16 @@ def paper_cost_ratios(auxiliary: int, beta_min: float, alpha: float) -> dict[str
     spt = (1 - beta_min ** (alpha * (1 + 1 / m))) / (1 - beta_min ** (alpha / m))
     stt = 2 * spt - (1 + beta_min ** (alpha / m))
     return {"spt": spt, "stt": stt, "pt": float(m), "tt": float(2 * (m - 1))}
+
+
+def pt_predicted_cost(run: Mapping[str, Any], evals_per_step: float) -> float:
+    """Cost of one PT/SPT iteration (the first, for ``deo``) from a run's options and facts
+    (``rung_costs``, ``inner_steps``, ``swap``)."""
+    return float(pt_iteration_costs(run["rung_costs"], evals_per_step, int(run["inner_steps"]),
+                                    run["swap"], 1)[0])
+
+
+def tt_predicted_cost(run: Mapping[str, Any], evals_per_step: float) -> float:
+    """Cost of one TT/STT iteration from a run's options and facts (``rung_costs``,
+    ``inner_steps``)."""
+    return tt_iteration_cost(run["rung_costs"], evals_per_step, int(run["inner_steps"]))

@@ -40,17 +40,32 @@ chain's own, i.e. what a serial implementation does.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any, NamedTuple
+from collections.abc import Callable, Mapping
+from typing import Any, Literal, NamedTuple, Self
 
 import jax
 import jax.numpy as jnp
+import numpy as np
+from pydantic import PositiveInt
 
-from tempering.algorithms.base import Algorithm, AlgorithmInfo, run_steps
+from tempering.algorithms.base import Algorithm, AlgorithmInfo, Stat
+from tempering.algorithms.options import ApproximationOptions
+from tempering.algorithms.spec import SamplerSpec, StatArrays
+from tempering.gp.approx import draw_subset
 from tempering.kernels.base import BoundKernel
+from tempering.ladders import target_rung
+from tempering.ladders.approximation import approximate_rung, check_approximation
 from tempering.ladders.base import Rung
+from tempering.models.base import Model
+from tempering.numerics import metropolis, run_steps
 
 Array = jax.Array
+
+N_PI = Stat("n_pi_evals", (), "evaluations of π in the iteration")
+N_APPROX = Stat("n_approx_evals", (), "evaluations of π* made by R and R̃ in the iteration")
+CACHE_HITS = Stat("cache_hits", (), "proposed steps whose π was already known")
+MARK_ACCEPT = Stat("mark_accept", (), "fraction of the r mark moves accepted")
+DC_STATS = (N_PI, N_APPROX, CACHE_HITS, MARK_ACCEPT)
 
 
 class DCState(NamedTuple):
@@ -93,7 +108,7 @@ def lazy(pred: Array, fn: Callable[[], Array], otherwise: Array) -> Array:
 
 def discretizing_chain(target: Rung, approx: Rung, bound: BoundKernel, *, r: int = 1, s: int = 1,
                        cache: bool = True, correct: bool = True,
-                       name: str = "discretizing_chain", options: dict | None = None) -> Algorithm:
+                       name: str = "discretizing_chain") -> Algorithm:
     """Build the discretizing-chain sampler.
 
     Parameters
@@ -162,9 +177,8 @@ def discretizing_chain(target: Rung, approx: Rung, bound: BoundKernel, *, r: int
             here = _take(chain.states, chain.mark)
             log_ratio = ((log_pi - proposed.logdensity)
                          - (chain.log_pi[chain.mark] - here.logdensity))
-            log_ratio = jnp.where(jnp.isnan(log_ratio), -jnp.inf, log_ratio)
             if correct:
-                accept = jnp.log(jax.random.uniform(k_accept)) < log_ratio
+                accept, _ = metropolis(k_accept, log_ratio)
             else:  # BROKEN on purpose (tests only): the π/π* correction dropped
                 accept = jnp.ones((), bool)
             chain = chain._replace(
@@ -176,8 +190,8 @@ def discretizing_chain(target: Rung, approx: Rung, bound: BoundKernel, *, r: int
         chain, _ = jax.lax.scan(move, chain, jax.random.split(k_moves, r))
         current = _take(chain.states, chain.mark)
         log_pi = chain.log_pi[chain.mark]
-        stats = {"n_pi_evals": chain.n_pi, "n_approx_evals": chain.n_approx,
-                 "cache_hits": chain.hits, "mark_accept": chain.accepted / r}
+        stats = {N_PI.name: chain.n_pi, N_APPROX.name: chain.n_approx,
+                 CACHE_HITS.name: chain.hits, MARK_ACCEPT.name: chain.accepted / r}
         cost = chain.n_pi * target.cost + chain.n_approx * approx.cost
         return DCState(current, log_pi), AlgorithmInfo(chain.accepted / r, cost, log_pi, stats)
 
@@ -193,8 +207,78 @@ def discretizing_chain(target: Rung, approx: Rung, bound: BoundKernel, *, r: int
             state = DCState(adapted, target.log_density(adapted.position))
             cost = n_evals * approx.cost + target.cost
             num_steps -= num_steps // 2
-        state, more = run_steps(step, key, state, params, num_steps)
+        state, more = run_steps(lambda k, st: step(k, st, params), key, state, num_steps,
+                                lambda info: info.cost)
         return state, params, cost + more
 
     return Algorithm(name, init, warmup, step, lambda st: st.current.position, bound.params,
-                     options or {"r": r, "s": s, "cache": cache})
+                     DC_STATS)
+
+
+# --------------------------------------------------------------------------- the sampler
+
+
+class DiscretizingOptions(ApproximationOptions):
+    """Mapping to a discretizing chain (seed 002 §3).
+
+    ``approx``/``m``: π*'s approximation and its subset size (rank for eigen-exact; default n // 5);
+    ``r``: mark moves per mapping; ``s``: steps of R per proposed move; ``cache``: keep π of every
+    step evaluated within a mapping (``false``: recompute π at every proposed step — same draws,
+    more evaluations).
+    """
+
+    approx: Literal["sod", "nystrom", "eigen"] = "sod"
+    m: PositiveInt | None = None
+    r: PositiveInt = 1
+    s: PositiveInt = 1
+    cache: bool = True
+
+    def resolve(self, model: Model) -> Self:
+        """``m`` defaults to n // 5 (at least 1) and must suit ``approx`` and the model."""
+        resolved = super().resolve(model)
+        m = resolved.m if resolved.m is not None else max(1, model.n_data // 5)
+        check_approximation(model, resolved.approx, m)
+        return resolved.model_copy(update={"m": m})
+
+
+def build(model: Model, options: DiscretizingOptions) -> Algorithm:
+    assert options.m is not None  # resolved
+    approx = approximate_rung(model, options.approx,
+                              draw_subset(options.subset_seed, model.n_data, options.m),
+                              options.jitter)
+    _, bound = options.bind_inner(model.dim)
+    algorithm = discretizing_chain(target_rung(model), approx, bound, r=options.r, s=options.s,
+                                   cache=options.cache)
+    return algorithm._replace(facts={"approx_cost": approx.cost})
+
+
+def evaluation_summary(stats: StatArrays) -> dict[str, Any]:
+    """π and π* evaluations and cache hits — totals over all chains and draws, and means per
+    iteration — the share of mark moves served from the cache, and the mark acceptance rate."""
+    counts = {}
+    for stat in (N_PI, N_APPROX, CACHE_HITS):
+        values = stats[stat.name]
+        counts[stat.name] = {"total": float(values.sum()), "per_iteration": float(values.mean())}
+    moves = counts[N_PI.name]["total"] + counts[CACHE_HITS.name]["total"]
+    return {"evaluations": {
+        **counts,
+        "cache_hit_rate": counts[CACHE_HITS.name]["total"] / moves if moves else float("nan"),
+        "mark_accept_rate": float(np.mean(stats[MARK_ACCEPT.name])),
+    }}
+
+
+def evaluation_lines(summary: Mapping[str, Any]) -> list[str]:
+    ev = summary["evaluations"]
+    parts = [f"{label} {ev[stat.name]['total']:.0f} ({ev[stat.name]['per_iteration']:.3g}/iter)"
+             for stat, label in ((N_PI, "π evaluations"), (N_APPROX, "π* evaluations"),
+                                 (CACHE_HITS, "cache hits"))]
+    rate = ev["cache_hit_rate"]
+    shown = "nan" if rate != rate else f"{100 * rate:.3g}"
+    return [f"{', '.join(parts)}; {shown}% of mark moves from cache; mark acceptance "
+            f"{ev['mark_accept_rate']:.3f}"]
+
+
+SPEC = SamplerSpec(
+    "discretizing_chain", "mapping to a discretizing chain of an approximation π*, with caching "
+    "(seed 002 §3); also takes the inner kernel's options", DiscretizingOptions, build, DC_STATS,
+    evaluation_summary, evaluation_lines)

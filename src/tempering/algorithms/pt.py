@@ -28,24 +28,40 @@ cached density; evaluated, and counted, at β = 0) and its log importance weight
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any, NamedTuple
+from collections.abc import Callable, Mapping
+from typing import Any, Literal, NamedTuple
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
-from tempering.algorithms.base import Algorithm, AlgorithmInfo, run_steps
-from tempering.algorithms.tempering_options import rung_slice, visit, warmup_rung
-from tempering.kernels.base import BoundKernel
-from tempering.ladders import TemperingLadder
+from tempering.algorithms.base import Algorithm, AlgorithmInfo, Stat, rung_weight_stats
+from tempering.algorithms.cost_model import pt_predicted_cost
+from tempering.algorithms.options import TemperingOptions
+from tempering.algorithms.rungs import ladder_facts, rung_slice, stack_rungs, warmup_rung
+from tempering.algorithms.spec import SamplerSpec, StatArrays
+from tempering.kernels.base import BoundKernel, evals_and_acceptance
+from tempering.ladders import TemperingLadder, power_tempering_ladder
 from tempering.models.base import Model
+from tempering.numerics import metropolis, run_steps, select
 
 AT_NOTHING, AT_BOTTOM, AT_TOP = 0, 1, 2
+
+SWAP_PROB = Stat("swap_accept_prob", ("pair",),
+                 "acceptance probability of the swap of rungs (m−1, m); 0 when not proposed")
+SWAP_PROPOSED = Stat("swap_proposed", ("pair",), "whether the swap of (m−1, m) was proposed")
+SWAP_ACCEPTED = Stat("swap_accepted", ("pair",), "whether the swap of (m−1, m) was accepted")
+ROUND_TRIPS = Stat("round_trips", (), "completed bottom → top → bottom trips so far, all replicas")
+RUNG_ACCEPTANCE = Stat("rung_acceptance", ("ladder",), "inner-kernel acceptance on each rung")
+REPLICA_AT_RUNG = Stat("replica_at_rung", ("ladder",), "which replica sits on each rung")
+PT_STATS = (SWAP_PROB, SWAP_PROPOSED, SWAP_ACCEPTED, ROUND_TRIPS, RUNG_ACCEPTANCE,
+            REPLICA_AT_RUNG)
+ALL_RUNGS_STATS = rung_weight_stats(("ladder",))
 
 
 class PTState(NamedTuple):
     replicas: tuple  # inner state on each rung
-    index: jax.Array  # (R,) replica id on each rung
+    replica_at_rung: jax.Array  # (R,) replica id on each rung (the index process)
     last_end: jax.Array  # (R,) per replica id: AT_NOTHING, AT_BOTTOM, AT_TOP (last end visited)
     round_trips: jax.Array  # () completed bottom → top → bottom trips, all replicas
     iteration: jax.Array  # () iterations done (DEO parity)
@@ -58,10 +74,6 @@ def swap_log_ratio(hi_at_lo: jax.Array, lo_at_hi: jax.Array, hi: jax.Array,
     return hi_at_lo + lo_at_hi - hi - lo
 
 
-def _select(flag, new, old):
-    return jax.tree.map(lambda a, b: jnp.where(flag, a, b), new, old)
-
-
 def update_round_trips(index, last_end, round_trips):
     """Record the replicas now at the top and bottom rungs; count completed round trips."""
     top, bottom = index[-1], index[0]
@@ -70,8 +82,8 @@ def update_round_trips(index, last_end, round_trips):
     return last_end.at[bottom].set(AT_BOTTOM), round_trips + completed.astype(jnp.int32)
 
 
-def parallel_tempering(ladder: TemperingLadder, bound: BoundKernel, params: Any, *, name: str,
-                       options: dict, swap: str = "sweep", inner_steps: int = 1,
+def parallel_tempering(ladder: TemperingLadder, bound: BoundKernel, params: Any, *,
+                       name: str = "pt", swap: str = "sweep", inner_steps: int = 1,
                        log_ratio: Callable = swap_log_ratio,
                        keep_all_rungs: Model | None = None) -> Algorithm:
     """Build PT (power ladder) or SPT (subset ladder with ``redraw=False``).
@@ -112,7 +124,7 @@ def parallel_tempering(ladder: TemperingLadder, bound: BoundKernel, params: Any,
                        jnp.zeros((), jnp.int32), view)
 
     def swaps(key, state, rungs, ks, replicas):
-        replicas, index = list(replicas), state.index
+        replicas, index = list(replicas), state.replica_at_rung
         parity = state.iteration % 2
         cost = jnp.zeros(())
         probs, proposed_all, accepted_all = [None] * top, [None] * top, [None] * top
@@ -122,17 +134,17 @@ def parallel_tempering(ladder: TemperingLadder, bound: BoundKernel, params: Any,
             log_r = log_ratio(hi_cand.logdensity, lo_cand.logdensity, hi.logdensity,
                               lo.logdensity)
             proposed = jnp.asarray(True) if swap == "sweep" else (m - 1) % 2 == parity
-            accepted = proposed & (jnp.log(jax.random.uniform(k)) < log_r)
-            replicas[m], replicas[m - 1] = _select(accepted, hi_cand, hi), _select(
+            accepted, prob = metropolis(k, log_r)
+            accepted = proposed & accepted
+            replicas[m], replicas[m - 1] = select(accepted, hi_cand, hi), select(
                 accepted, lo_cand, lo)
             swapped = index.at[m - 1].set(index[m]).at[m].set(index[m - 1])
             index = jnp.where(accepted, swapped, index)
             cost = cost + jnp.where(proposed, rungs[m].cost + rungs[m - 1].cost, 0.0)
-            prob = jnp.where(jnp.isnan(log_r), 0.0, jnp.minimum(1.0, jnp.exp(log_r)))
             probs[m - 1] = jnp.where(proposed, prob, 0.0)
             proposed_all[m - 1], accepted_all[m - 1] = proposed, accepted
-        stats = {"swap_accept_prob": jnp.stack(probs), "swap_proposed": jnp.stack(proposed_all),
-                 "swap_accepted": jnp.stack(accepted_all)}
+        stats = {SWAP_PROB.name: jnp.stack(probs), SWAP_PROPOSED.name: jnp.stack(proposed_all),
+                 SWAP_ACCEPTED.name: jnp.stack(accepted_all)}
         return tuple(replicas), index, cost, stats
 
     def step(key, state, params):
@@ -140,15 +152,16 @@ def parallel_tempering(ladder: TemperingLadder, bound: BoundKernel, params: Any,
         rungs, ks = kernels(state.view, params)
         replicas, cost, rung_accept = [], jnp.zeros(()), []
         for m, k in enumerate(jax.random.split(k_inner, n_rungs)):
-            replica, n_evals, accept = visit(ks[m], k, state.replicas[m], inner_steps)
+            replica, (n_evals, accept) = run_steps(ks[m].step, k, state.replicas[m], inner_steps,
+                                                   evals_and_acceptance)
             replicas.append(replica)
-            rung_accept.append(accept)
+            rung_accept.append(accept / inner_steps)
             cost = cost + n_evals * rungs[m].cost
         replicas, index, swap_cost, stats = swaps(k_swap, state, rungs, ks, replicas)
         last_end, round_trips = update_round_trips(index, state.last_end, state.round_trips)
         new = PTState(replicas, index, last_end, round_trips, state.iteration + 1, state.view)
-        stats |= {"round_trips": round_trips, "rung_acceptance": jnp.stack(rung_accept),
-                  "replica_at_rung": index}
+        stats |= {ROUND_TRIPS.name: round_trips, RUNG_ACCEPTANCE.name: jnp.stack(rung_accept),
+                  REPLICA_AT_RUNG.name: index}
         if keep_all_rungs is not None:
             all_rungs, energy_cost = _all_rungs_stats(keep_all_rungs, ladder.betas, replicas)
             stats |= all_rungs
@@ -158,7 +171,8 @@ def parallel_tempering(ladder: TemperingLadder, bound: BoundKernel, params: Any,
 
     def warmup(key, state, params, num_steps):
         if bound.warmup is None:
-            state, cost = run_steps(step, key, state, params, num_steps)
+            state, cost = run_steps(lambda k, s: step(k, s, params), key, state, num_steps,
+                                    lambda info: info.cost)
             return state, params, cost
         rungs = ladder.rungs(state.view)
         replicas, tuned, cost = [], [], jnp.zeros(())
@@ -168,15 +182,16 @@ def parallel_tempering(ladder: TemperingLadder, bound: BoundKernel, params: Any,
             replicas.append(replica)
             tuned.append(p)
             cost = cost + n_evals * rungs[m].cost
-        params = jax.tree.map(lambda *ps: jnp.stack(ps), *tuned)
-        return state._replace(replicas=tuple(replicas)), params, cost
+        return state._replace(replicas=tuple(replicas)), stack_rungs(tuned), cost
 
     def position(state):
         if keep_all_rungs is None:
             return state.replicas[0].position
         return jnp.stack([r.position for r in state.replicas])
 
-    return Algorithm(name, init, warmup, step, position, params, options)
+    stats = PT_STATS + (ALL_RUNGS_STATS if keep_all_rungs is not None else ())
+    dims = ("ladder",) if keep_all_rungs is not None else ()
+    return Algorithm(name, init, warmup, step, position, params, stats, dims)
 
 
 def _all_rungs_stats(model: Model, betas: tuple[float, ...], replicas) -> tuple[dict, jax.Array]:
@@ -191,5 +206,57 @@ def _all_rungs_stats(model: Model, betas: tuple[float, ...], replicas) -> tuple[
     energy = jnp.stack(energies)
     one_minus = 1.0 - jnp.asarray(betas)
     log_weight = jnp.where(one_minus == 0, 0.0, one_minus * energy)
-    return {"rung": jnp.arange(len(betas), dtype=jnp.int32), "log_tempered": energy,
-            "log_weight": log_weight}, cost
+    rung, log_tempered, log_weight_stat = ALL_RUNGS_STATS
+    return {rung.name: jnp.arange(len(betas), dtype=jnp.int32), log_tempered.name: energy,
+            log_weight_stat.name: log_weight}, cost
+
+
+# --------------------------------------------------------------------------- the samplers
+
+
+class PTOptions(TemperingOptions):
+    """``swap``: ``sweep`` (every pair, m = M..1) or ``deo`` (even/odd pairs alternately);
+    ``keep_all_rungs``: write every rung's draws (IMC3, for importance tempering and evidence
+    estimates), not only the target's."""
+
+    swap: Literal["sweep", "deo"] = "sweep"
+    keep_all_rungs: bool = False
+
+
+def build(model: Model, options: PTOptions) -> Algorithm:
+    """PT on the powered-likelihood ladder of ``options``."""
+    ladder = power_tempering_ladder(model, options.betas())
+    return build_over(model, options, ladder,
+                      keep_all_rungs=model if options.keep_all_rungs else None)
+
+
+def build_over(model: Model, options: PTOptions, ladder: TemperingLadder,
+           keep_all_rungs: Model | None) -> Algorithm:
+    """PT over ``ladder`` with the inner kernel of ``options`` (shared with SPT)."""
+    spec, bound = options.bind_inner(model.dim)
+    algorithm = parallel_tempering(ladder, bound, spec.rung_params(bound, ladder.betas),
+                                   swap=options.swap, inner_steps=options.inner_steps,
+                                   keep_all_rungs=keep_all_rungs)
+    return algorithm._replace(facts=ladder_facts(ladder))
+
+
+def swap_summary(stats: StatArrays) -> dict[str, Any]:
+    """Swap rate per adjacent pair and round trips. A pair's rate is its summed acceptance
+    probability over the iterations that proposed it (with ``deo``, every other iteration)."""
+    prob, proposed = stats[SWAP_PROB.name], stats[SWAP_PROPOSED.name]
+    counts = proposed.sum(axis=(0, 1))
+    rates = prob.sum(axis=(0, 1)) / np.maximum(counts, 1)
+    return {"swap_rate": [float(p) if c else None for p, c in zip(rates, counts, strict=True)],
+            "round_trips": int(stats[ROUND_TRIPS.name][:, -1].sum())}
+
+
+def swap_lines(summary: Mapping[str, Any]) -> list[str]:
+    rates = " ".join("—" if r is None else f"{r:.2f}" for r in summary["swap_rate"])
+    return [f"swap acceptance by pair (0-1, 1-2, ...): {rates}   "
+            f"round trips {summary['round_trips']}"]
+
+
+SPEC = SamplerSpec(
+    "pt", "parallel tempering, powered likelihood (seed 000); also takes the inner kernel's "
+    "options", PTOptions, build, PT_STATS + ALL_RUNGS_STATS, swap_summary, swap_lines,
+    predicted_cost=pt_predicted_cost)

@@ -1,19 +1,28 @@
 """Plain MCMC: one inner kernel on the target, the baseline every tempering method is compared
-with."""
+with. Every built-in kernel is also a sampler of its own name (``--sampler nuts``), with the
+kernel's options as the sampler's: :func:`spec_for` makes its spec.
+"""
 
 from __future__ import annotations
 
-from typing import Any
+from functools import partial
 
 import jax.numpy as jnp
 
-from tempering.algorithms.base import Algorithm, AlgorithmInfo
-from tempering.kernels.base import KernelSpec, run_kernel
+from tempering.algorithms.base import Algorithm, AlgorithmInfo, Stat
+from tempering.algorithms.spec import SamplerSpec
+from tempering.config import Options
+from tempering.kernels.base import KernelSpec, evals_and_acceptance
 from tempering.ladders import target_rung
 from tempering.models.base import Model
+from tempering.numerics import run_steps
+
+DIVERGING = Stat("diverging", (), "whether a gradient-based trajectory diverged")
+N_EVALS = Stat("n_evals", (), "log-density evaluations the step made")
+KERNEL_STATS = (DIVERGING, N_EVALS)
 
 
-def single_kernel(model: Model, options: Any, *, spec: KernelSpec) -> Algorithm:
+def single_kernel(model: Model, options: Options, *, spec: KernelSpec) -> Algorithm:
     """The algorithm that runs ``spec``'s kernel with ``options`` on ``model``'s posterior."""
     rung = target_rung(model)
     bound = spec.bind(options, model.dim)
@@ -27,16 +36,23 @@ def single_kernel(model: Model, options: Any, *, spec: KernelSpec) -> Algorithm:
             state, params, n_evals = bound.warmup(key, rung.log_density, state.position,
                                                   num_steps, params)
         else:
-            state, n_evals = run_kernel(key, bound.make(rung.log_density, params), state,
-                                        num_steps)
+            kernel = bound.make(rung.log_density, params)
+            state, (n_evals, _) = run_steps(kernel.step, key, state, num_steps,
+                                            evals_and_acceptance)
         return state, params, n_evals * rung.cost
 
     def step(key, state, params):
         state, info = bound.make(rung.log_density, params).step(key, state)
         cost = info.n_evals * rung.cost
-        stats = {"diverging": info.diverging, "n_evals": info.n_evals}
+        stats = {DIVERGING.name: info.diverging, N_EVALS.name: info.n_evals}
         return state, AlgorithmInfo(jnp.asarray(info.acceptance_rate, jnp.float64), cost,
                                     state.logdensity, stats)
 
     return Algorithm(spec.name, init, warmup, step, lambda state: state.position, bound.params,
-                     options.model_dump())
+                     KERNEL_STATS)
+
+
+def spec_for(kernel: KernelSpec) -> SamplerSpec:
+    """The sampler that runs ``kernel`` alone on the target, under the kernel's name."""
+    return SamplerSpec(kernel.name, kernel.summary, kernel.options,
+                       partial(single_kernel, spec=kernel), KERNEL_STATS)

@@ -40,24 +40,37 @@ rung move when the inner state caches a gradient (HMC, NUTS).
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Literal, NamedTuple
+from typing import Any, Literal, NamedTuple, Self
 
 import jax
 import jax.numpy as jnp
 import numpy as np
+from pydantic import Field, model_validator
 
-from tempering.algorithms.base import Algorithm, AlgorithmInfo
+from tempering.algorithms.base import Algorithm, AlgorithmInfo, Stat, rung_weight_stats
+from tempering.algorithms.options import TemperingOptions
 from tempering.algorithms.pseudo_prior import (
     count_correction,
     pilot_log_pseudo_prior,
     sa_update,
     uniform_log_pseudo_prior,
 )
-from tempering.algorithms.tempered_family import TemperedFamily
-from tempering.algorithms.tempering_options import rung_slice, visit
+from tempering.algorithms.rungs import rung_slice
+from tempering.algorithms.spec import SamplerSpec
+from tempering.algorithms.tempered_family import TemperedFamily, flat_family
+from tempering.kernels.base import evals_and_acceptance
+from tempering.models.base import Model
+from tempering.numerics import metropolis, run_steps, select
 
 Array = jax.Array
 PILOT_CAP = 1000  # most pilot steps per phase (adaptation or burn-in, then recording) per rung
+
+RUNG_STAT, LOG_TEMPERED_STAT, LOG_WEIGHT_STAT = rung_weight_stats()
+RUNG_PROB = Stat("rung_accept_prob", (), "acceptance probability of the proposed rung move")
+RUNG_ACCEPTED = Stat("rung_accepted", (), "whether the rung move was accepted")
+INNER_ACCEPTANCE = Stat("inner_acceptance", (), "mean acceptance of the inner updates")
+ST_STATS = (RUNG_STAT, LOG_TEMPERED_STAT, LOG_WEIGHT_STAT, RUNG_PROB, RUNG_ACCEPTED,
+            INNER_ACCEPTANCE)
 
 
 class STState(NamedTuple):
@@ -87,7 +100,7 @@ def propose_rung(key: Array, rung: Array, num_rungs: int) -> tuple[Array, Array]
 
 
 def simulated_tempering(family: TemperedFamily, betas: np.ndarray, *, name: str = "st",
-                        options: dict | None = None, inner_steps: int = 1, c0: float = 100.0,
+                        inner_steps: int = 1, c0: float = 100.0,
                         n0: float = 1000.0,
                         pseudo_prior_init: Literal["pilot", "uniform"] = "pilot",
                         log_ratio: Callable = rung_log_ratio) -> Algorithm:
@@ -127,22 +140,25 @@ def simulated_tempering(family: TemperedFamily, betas: np.ndarray, *, name: str 
     def step(key, state, params):
         k_inner, k_prop, k_accept = jax.random.split(key, 3)
         rung = state.rung
-        inner, n_evals, accept = visit(kernel_at(params, rung), k_inner, state.inner, inner_steps)
+        inner, (n_evals, accept) = run_steps(kernel_at(params, rung).step, k_inner, state.inner,
+                                             inner_steps, evals_and_acceptance)
+        accept = accept / inner_steps
         energy, energy_evals = family.energy(inner, ks[rung])
         new, log_q_ratio = propose_rung(k_prop, rung, m)
         lpp = params["log_pseudo_prior"]
         log_r = log_ratio(ks[new] - ks[rung], energy, lpp[new], lpp[rung], log_q_ratio)
-        accepted = (new != rung) & (jnp.log(jax.random.uniform(k_accept)) < log_r)
+        accepted, prob = metropolis(k_accept, log_r)
+        accepted = (new != rung) & accepted
         moved, move_evals = family.retemper(inner, ks[new], energy,
                                             rung_slice(params["inner"], new))
-        inner = jax.tree.map(lambda a, b: jnp.where(accepted, a, b), moved, inner)
+        inner = select(accepted, moved, inner)
         rung = jnp.where(accepted, new, rung).astype(jnp.int32)
         evals = n_evals + energy_evals + jnp.where(accepted, move_evals, 0.0)
         one_minus_k = 1.0 - ks[rung]
         log_weight = jnp.where(one_minus_k == 0, 0.0, one_minus_k * energy)
-        prob = jnp.where(jnp.isnan(log_r), 0.0, jnp.minimum(1.0, jnp.exp(log_r)))
-        stats = {"rung": rung, "log_tempered": energy, "log_weight": log_weight,
-                 "rung_accept_prob": prob, "rung_accepted": accepted, "inner_acceptance": accept}
+        stats = {RUNG_STAT.name: rung, LOG_TEMPERED_STAT.name: energy,
+                 LOG_WEIGHT_STAT.name: log_weight, RUNG_PROB.name: prob,
+                 RUNG_ACCEPTED.name: accepted, INNER_ACCEPTANCE.name: accept}
         lp = family.base(inner.position) + energy
         return STState(inner, rung), AlgorithmInfo(accept, evals * family.eval_cost, lp, stats)
 
@@ -173,7 +189,8 @@ def simulated_tempering(family: TemperedFamily, betas: np.ndarray, *, name: str 
                                                           rung_params)
             else:
                 kernel = family.make(k, rung_params)
-                state, evals, _ = visit(kernel, k_warm, kernel.init(position), num_steps)
+                state, (evals, _) = run_steps(kernel.step, k_warm, kernel.init(position),
+                                              num_steps, evals_and_acceptance)
             kernel = family.make(k, rung_params)
 
             def body(carry, step_key):
@@ -211,5 +228,43 @@ def simulated_tempering(family: TemperedFamily, betas: np.ndarray, *, name: str 
             cost = cost + count_cost
         return state, params, cost
 
-    return Algorithm(name, init, warmup, step, lambda s: s.inner.position, params0,
-                     options or {})
+    return Algorithm(name, init, warmup, step, lambda s: s.inner.position, params0, ST_STATS,
+                     facts={"betas": [float(b) for b in betas]})
+
+
+# --------------------------------------------------------------------------- the sampler
+
+
+class STOptions(TemperingOptions):
+    """Simulated tempering (seed 001): a ladder of ``rungs`` = m inverse temperatures (tgp's
+    defaults m = 40, k_min = 0.1), ``tempering`` of the likelihood only or of the whole
+    posterior, stochastic-approximation gain c0/(t + n0) for the pseudo-prior in warmup, and its
+    starting value (``pilot``: thermodynamic integration over short per-rung runs; ``uniform``)."""
+
+    rungs: int = Field(40, ge=2)
+    beta_min: float = Field(0.1, gt=0.0, lt=1.0)
+    tempering: Literal["likelihood", "posterior"] = "likelihood"
+    c0: float = Field(100.0, gt=0.0)
+    n0: float = Field(1000.0, ge=0.0)
+    pseudo_prior_init: Literal["pilot", "uniform"] = "pilot"
+
+    @model_validator(mode="after")
+    def _prior_rung_needs_likelihood(self) -> Self:
+        if self.prior_rung and self.tempering != "likelihood":
+            raise ValueError("prior_rung: needs tempering = likelihood (the tempered posterior at "
+                             "k = 0 is flat)")
+        return self
+
+
+def build(model: Model, options: STOptions) -> Algorithm:
+    """ST over a model's flat θ with any inner kernel."""
+    betas = options.betas()
+    spec, bound = options.bind_inner(model.dim)
+    family = flat_family(model, bound, spec.rung_params(bound, betas), options.tempering)
+    return simulated_tempering(family, betas, inner_steps=options.inner_steps, c0=options.c0,
+                               n0=options.n0, pseudo_prior_init=options.pseudo_prior_init)
+
+
+SPEC = SamplerSpec(
+    "st", "simulated tempering with a tuned pseudo-prior, every draw kept for importance "
+    "tempering (seed 001); also takes the inner kernel's options", STOptions, build, ST_STATS)

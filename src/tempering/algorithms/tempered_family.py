@@ -36,7 +36,8 @@ import jax
 import jax.numpy as jnp
 
 from tempering.kernels.base import BoundKernel, Kernel
-from tempering.models.base import Model, finite_or_neg_inf
+from tempering.models.base import Model
+from tempering.numerics import finite_or_neg_inf
 
 Array = jax.Array
 Tempering = Literal["likelihood", "posterior"]

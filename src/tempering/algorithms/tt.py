@@ -23,15 +23,27 @@ transitions themselves (levels 1..M twice, and the level-0 update).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, Literal, NamedTuple
 
 import jax
 import jax.numpy as jnp
+import numpy as np
+from pydantic import PositiveInt
 
-from tempering.algorithms.base import Algorithm, AlgorithmInfo, run_steps
-from tempering.algorithms.tempering_options import rung_slice, visit, warmup_rung
-from tempering.kernels.base import BoundKernel
-from tempering.ladders import TemperingLadder
+from tempering.algorithms.base import Algorithm, AlgorithmInfo, Stat
+from tempering.algorithms.cost_model import tt_predicted_cost
+from tempering.algorithms.options import InnerOptions, TemperingOptions
+from tempering.algorithms.rungs import ladder_facts, rung_slice, stack_rungs, warmup_rung
+from tempering.algorithms.spec import SamplerSpec, StatArrays
+from tempering.kernels.base import BoundKernel, evals_and_acceptance
+from tempering.ladders import TemperingLadder, power_tempering_ladder
+from tempering.models.base import Model
+from tempering.numerics import metropolis, run_steps, select
+
+TT_PROB = Stat("tt_accept_prob", (), "acceptance probability of the tempered transition (Eq. 15)")
+TT_ACCEPTED = Stat("tt_accepted", (), "whether the tempered transition was accepted")
+TT_STATS = (TT_PROB, TT_ACCEPTED)
 
 
 class TTState(NamedTuple):
@@ -39,11 +51,12 @@ class TTState(NamedTuple):
     view: tuple  # subset indices kept between iterations (unused when redrawn)
 
 
-def tempered_transitions(ladder: TemperingLadder, bound: BoundKernel, params: Any, *, name: str,
-                         options: dict, inner_steps: int = 1, level0_update: bool = True,
+def tempered_transitions(ladder: TemperingLadder, bound: BoundKernel, params: Any, *,
+                         name: str = "tt", inner_steps: int = 1, level0_update: bool = True,
                          down_levels: Literal["neal", "printed"] = "neal") -> Algorithm:
     """Build TT (power ladder) or STT (subset ladder with ``redraw=True``)."""
     top = ladder.num_rungs - 1
+    tally = evals_and_acceptance
 
     def kernels(view, params):
         rungs = ladder.rungs(view)
@@ -64,11 +77,12 @@ def tempered_transitions(ladder: TemperingLadder, bound: BoundKernel, params: An
             below = x.logdensity  # π_{m−1}(x̂_{m−1})
             x = up[m].init(x.position)  # π_m(x̂_{m−1})
             log_w = log_w + x.logdensity - below
-            x, n_evals, _ = visit(up[m], keys[m - 1], x, inner_steps)
+            x, (n_evals, _) = run_steps(up[m].step, keys[m - 1], x, inner_steps, tally)
             cost = cost + rungs[m].cost * (1.0 + n_evals)
         if down_levels == "neal":
             for m in range(top, 0, -1):
-                x, n_evals, _ = visit(down[m], keys[top + m - 1], x, inner_steps)
+                x, (n_evals, _) = run_steps(down[m].step, keys[top + m - 1], x, inner_steps,
+                                             tally)
                 above = x.logdensity  # π_m(x̌_{m−1})
                 x = up[m - 1].init(x.position)  # π_{m−1}(x̌_{m−1})
                 log_w = log_w + x.logdensity - above
@@ -76,7 +90,7 @@ def tempered_transitions(ladder: TemperingLadder, bound: BoundKernel, params: An
         else:  # seed 000 Algorithm 2 as printed: down transitions at levels M−1..0
             for m in range(top - 1, -1, -1):
                 x = up[m].init(x.position)
-                x, n_evals, _ = visit(down[m], keys[top + m], x, inner_steps)
+                x, (n_evals, _) = run_steps(down[m].step, keys[top + m], x, inner_steps, tally)
                 above = up[m + 1].init(x.position).logdensity
                 log_w = log_w + x.logdensity - above
                 cost = cost + rungs[m].cost * (1.0 + n_evals) + rungs[m + 1].cost
@@ -88,20 +102,22 @@ def tempered_transitions(ladder: TemperingLadder, bound: BoundKernel, params: An
         rungs, up, down = kernels(view, params)
         candidate, log_w, cost = excursion(jax.random.split(k_moves, 2 * top), state.current,
                                            rungs, up, down)
-        accepted = jnp.log(jax.random.uniform(k_accept)) < log_w
-        current = jax.tree.map(lambda a, b: jnp.where(accepted, a, b), candidate, state.current)
-        prob = jnp.where(jnp.isnan(log_w), 0.0, jnp.minimum(1.0, jnp.exp(log_w)))
+        accepted, prob = metropolis(k_accept, log_w)
+        current = select(accepted, candidate, state.current)
         if level0_update:
-            current, n_evals, accept0 = visit(up[0], k_level0, current, inner_steps)
+            current, (n_evals, accept0) = run_steps(up[0].step, k_level0, current, inner_steps,
+                                                    tally)
+            accept0 = accept0 / inner_steps
         else:
             n_evals, accept0 = jnp.zeros(()), prob
-        stats = {"tt_accept_prob": prob, "tt_accepted": accepted}
+        stats = {TT_PROB.name: prob, TT_ACCEPTED.name: accepted}
         info = AlgorithmInfo(accept0, cost + n_evals * rungs[0].cost, current.logdensity, stats)
         return TTState(current, state.view), info
 
     def warmup(key, state, params, num_steps):
         if bound.warmup is None:
-            state, cost = run_steps(step, key, state, params, num_steps)
+            state, cost = run_steps(lambda k, s: step(k, s, params), key, state, num_steps,
+                                    lambda info: info.cost)
             return state, params, cost
         k_view, k_adapt = jax.random.split(key)
         rungs = ladder.rungs(ladder.draw_view(k_view) if ladder.redraw else state.view)
@@ -115,7 +131,48 @@ def tempered_transitions(ladder: TemperingLadder, bound: BoundKernel, params: An
             cost = cost + (1.0 + n_evals) * rungs[m].cost
             if m == 0:
                 current = adapted
-        params = jax.tree.map(lambda *ps: jnp.stack(ps), *tuned)
-        return TTState(current, state.view), params, cost
+        return TTState(current, state.view), stack_rungs(tuned), cost
 
-    return Algorithm(name, init, warmup, step, lambda s: s.current.position, params, options)
+    return Algorithm(name, init, warmup, step, lambda s: s.current.position, params, TT_STATS)
+
+
+# --------------------------------------------------------------------------- the sampler
+
+
+class TTOptions(TemperingOptions):
+    """A tempered transition must travel between modes within one excursion, so each level gets
+    several inner updates by default (10; the PT family's default is the paper's single update)."""
+
+    inner_steps: PositiveInt = 10
+
+
+def build_over(model: Model, options: InnerOptions, ladder: TemperingLadder, inner_steps: int,
+               level0_update: bool = True) -> Algorithm:
+    """TT over ``ladder`` with the inner kernel of ``options`` (shared with STT, TT over
+    approximations)."""
+    spec, bound = options.bind_inner(model.dim)
+    algorithm = tempered_transitions(ladder, bound, spec.rung_params(bound, ladder.betas),
+                                     inner_steps=inner_steps,
+                                     level0_update=level0_update)
+    return algorithm._replace(facts=ladder_facts(ladder))
+
+
+def build(model: Model, options: TTOptions) -> Algorithm:
+    """TT on the powered-likelihood ladder of ``options``."""
+    return build_over(model, options, power_tempering_ladder(model, options.betas()),
+                      options.inner_steps)
+
+
+def tt_summary(stats: StatArrays) -> dict[str, Any]:
+    """The mean acceptance probability of the tempered transitions."""
+    return {"tt_accept_rate": float(np.mean(stats[TT_PROB.name]))}
+
+
+def tt_lines(summary: Mapping[str, Any]) -> list[str]:
+    return [f"tempered-transition acceptance {summary['tt_accept_rate']:.3f}"]
+
+
+SPEC = SamplerSpec(
+    "tt", "tempered transitions, powered likelihood (Neal 1996; seed 002 §4); also takes the "
+    "inner kernel's options", TTOptions, build, TT_STATS, tt_summary, tt_lines,
+    predicted_cost=tt_predicted_cost)

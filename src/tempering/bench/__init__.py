@@ -1,18 +1,10 @@
-"""Micro-benchmarks, run by ``tempering bench NAME``. Each module has ``run(**options) -> None``
-and prints a small table; benchmarks report ratios measured in one run (DESIGN.md), not tests."""
+"""Micro-benchmarks, run by ``tempering bench NAME``. Each module exports ``SPEC``, a
+:class:`~tempering.registry.RunnableSpec` whose ``run(**options)`` prints a small table;
+benchmarks report ratios measured in one run (DESIGN.md), not tests."""
 
 from __future__ import annotations
 
-import importlib
-from collections.abc import Callable
+from tempering.bench import gp_grad
+from tempering.registry import Registry, RunnableSpec
 
-from tempering.errors import UserInputError
-
-BENCHMARKS: dict[str, str] = {"gp-grad": "tempering.bench.gp_grad"}
-
-
-def get_benchmark(name: str) -> Callable[..., None]:
-    """The ``run`` function of a benchmark, by name."""
-    if name not in BENCHMARKS:
-        raise UserInputError(f"unknown benchmark {name!r} (known: {', '.join(BENCHMARKS)})")
-    return importlib.import_module(BENCHMARKS[name]).run
+BENCHMARKS: Registry[RunnableSpec] = Registry("benchmark", (gp_grad.SPEC,))

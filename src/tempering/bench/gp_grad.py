@@ -29,6 +29,7 @@ import typer
 from tempering.errors import UserInputError
 from tempering.gp.exact import gaussian_log_marginal
 from tempering.models.gp_regression import gp_regression_model
+from tempering.registry import RunnableSpec
 
 MAX_N = 20_000  # a few n × n float64 matrices must fit in memory
 
@@ -102,3 +103,6 @@ def run(n: int = 1024, dim: int = 18, repeats: int = 10, seed: int = 0) -> dict[
     typer.echo(f"custom vs autodiff gradient: max relative difference {gap:.1e}")
     typer.echo(f"value+grad/cholesky = {median['value+grad (custom VJP)'] / unit:.2f}")
     return median
+
+
+SPEC = RunnableSpec("gp-grad", "GP log likelihood value and gradient, in Cholesky units", run)

@@ -10,32 +10,11 @@ from typing import Annotated
 
 import typer
 
+from tempering.run.driver import ChainMethod
+
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
                   help="MCMC for expensive or multimodal posteriors: tempering on JAX.")
 
-
-class ChainMethod(StrEnum):
-    vmap = "vmap"
-    sequential = "sequential"
-
-
-def run_and_save(model_name: str, sampler_name: str, config: dict, *, chains: int, draws: int,
-                 warmup: int, seed: int, chain_method: str, thin: int, out: Path,
-                 progress: bool) -> Path:
-    """Validate everything, sample, and write the run file atomically; returns its path."""
-    from tempering.algorithms import get_sampler
-    from tempering.models import get_model
-    from tempering.run.driver import run_chains
-    from tempering.run.output import check_output_path, save_run
-
-    check_output_path(out)
-    model_options = {k: v for k, v in config["model"].items() if k != "name"}
-    sampler_options = {k: v for k, v in config["sampler"].items() if k != "name"}
-    model = get_model(model_name, **model_options)
-    algorithm = get_sampler(sampler_name, model, **sampler_options)
-    result = run_chains(model, algorithm, key=seed, draws=draws, chains=chains, warmup=warmup,
-                        thin=thin, chain_method=chain_method, progress=progress)
-    return save_run(result.idata, out)
 
 
 def json_ready(value):
@@ -63,12 +42,13 @@ def sample(
     seed: Annotated[int, typer.Option(help="PRNG seed.")] = 0,
     thin: Annotated[int, typer.Option(help="Steps per kept draw.")] = 1,
     chain_method: Annotated[ChainMethod, typer.Option(help="Run chains batched or in turn.")] =
-    ChainMethod.vmap,
+    ChainMethod.VMAP,
     progress: Annotated[bool, typer.Option(help="Show a progress bar.")] = True,
 ) -> None:
     """Sample a model's posterior and write the run to a NetCDF file."""
     from tempering.config import apply_sets, load_config
     from tempering.errors import UserInputError
+    from tempering.run.files import run_and_save
 
     settings = apply_sets(load_config(config), set_ or [])
     model_name = model or settings["model"].get("name")
@@ -81,6 +61,19 @@ def sample(
                         warmup=warmup, seed=seed, chain_method=chain_method.value, thin=thin,
                         out=out, progress=progress)
     typer.echo(f"wrote {path}")
+
+
+@app.command()
+def rerun(
+    run: Annotated[Path, typer.Argument(help="A run file written by `tempering sample`.")],
+    out: Annotated[Path, typer.Option("--out", help="Run file to write (NetCDF).")],
+    progress: Annotated[bool, typer.Option(help="Show a progress bar.")] = True,
+) -> None:
+    """Rebuild a run from its file (same model, sampler, options, seed, chains, draws, layout)
+    and write it again: the posterior is identical with the same package versions."""
+    from tempering.run.files import rerun as rerun_file
+
+    typer.echo(f"wrote {rerun_file(run, out, progress)}")
 
 
 class ITWeights(StrEnum):
@@ -99,8 +92,8 @@ def summary(
 ) -> None:
     """Per-parameter mean, sd, ESS, R-hat and MCSE, and the run's totals."""
     from tempering.cli.render import print_summary
-    from tempering.diagnostics import summarize
     from tempering.run.output import load_run
+    from tempering.summary import summarize
 
     result = summarize(load_run(run), weights=None if weights is None else weights.value)
     if as_json:
@@ -143,16 +136,16 @@ def demo(
 
 @app.command()
 def reproduce(
-    experiment: Annotated[str, typer.Argument(help="Which paper: vdm2014.")],
+    experiment: Annotated[str, typer.Argument(
+        help="Which paper: gsk2010, vdm2014, vdm2014-runtime, wang-neal2013.")],
     quick: Annotated[bool, typer.Option(help="Smaller settings that finish in minutes.")] = False,
     out: Annotated[Path, typer.Option(help="Directory for tables, CSV and plots.")] =
     Path("reproductions"),
 ) -> None:
     """Reproduce a seed paper's tables and figures beside the published numbers."""
-    from tempering.experiments import get_experiment, prepare_out
+    from tempering.experiments import EXPERIMENTS, prepare_out
 
-    run = get_experiment(experiment)
-    run(quick=quick, out=prepare_out(out))
+    EXPERIMENTS.get(experiment).run(quick=quick, out=prepare_out(out))
 
 
 @app.command()
@@ -185,6 +178,6 @@ def bench(
     repeats: Annotated[int, typer.Option(help="Timed rounds; medians are reported.")] = 10,
 ) -> None:
     """Time a computation after compilation (gp-grad: GP value+gradient in Cholesky units)."""
-    from tempering.bench import get_benchmark
+    from tempering.bench import BENCHMARKS
 
-    get_benchmark(name)(n=n, dim=dim, repeats=repeats)
+    BENCHMARKS.get(name).run(n=n, dim=dim, repeats=repeats)

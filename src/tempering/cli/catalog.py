@@ -42,28 +42,40 @@ def _annotation(field) -> str:
     return _type_name(field.annotation) + _constraints(field.metadata)
 
 
-def options_table(title: str, entries: dict[str, tuple[type[BaseModel], str]]) -> Table:
-    """One row per option of each entry: name, option, type, default."""
+def option_lines(options: type[BaseModel]) -> list[str]:
+    """``key = default  [type]`` for each option (with its description, if it has one)."""
+    lines = []
+    for key, field in options.model_fields.items():
+        default = "—" if field.default is PydanticUndefined else repr(field.default)
+        note = f" ({field.description})" if field.description else ""
+        lines.append(f"{key} = {default}  [{_annotation(field)}]{note}")
+    return lines
+
+
+def options_table(title: str, specs, stats: bool = False) -> Table:
+    """One row per spec: name, summary, its options (default) and, for samplers, the statistics
+    it may write."""
     table = Table(title=title, show_lines=True)
     for column in ("name", "summary", "options (default)"):
         table.add_column(column)
-    for name, (options, summary) in entries.items():
-        lines = []
-        for key, field in options.model_fields.items():
-            default = "—" if field.default is PydanticUndefined else repr(field.default)
-            lines.append(f"{key} = {default}  [{_annotation(field)}]")
+    for spec in specs:
+        summary = spec.summary
+        if stats and spec.stats:
+            summary += "\nwrites: " + ", ".join(
+                s.name + (f"[{', '.join(s.dims)}]" if s.dims else "") for s in spec.stats)
         # escape: "[int > 0 | None]" would otherwise be read as rich markup and vanish
-        table.add_row(escape(name), escape(summary), escape("\n".join(lines)))
+        table.add_row(escape(spec.name), escape(summary), escape("\n".join(option_lines(
+            spec.options))))
     return table
 
 
 def print_catalog(kind: str) -> None:
+    """``tempering models`` or ``tempering samplers``."""
     if kind == "models":
         from tempering.models import MODELS
 
-        entries = {name: (e.options, e.summary) for name, e in MODELS.items()}
+        Console().print(options_table(kind, MODELS))
     else:
         from tempering.algorithms import SAMPLERS
 
-        entries = {name: (e.options, e.summary) for name, e in SAMPLERS.items()}
-    Console().print(options_table(kind, entries))
+        Console().print(options_table(kind, SAMPLERS, stats=True))

@@ -13,8 +13,9 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from tempering.diagnostics import summarize
+from tempering.run.files import run_and_save
 from tempering.run.output import load_run
+from tempering.summary import summarize
 
 RUNS = {
     "nuts": ({}, 500),
@@ -39,7 +40,6 @@ def comparison_table(summaries: dict[str, dict]) -> Table:
 
 def run_demo(out: Path, draws: int, seed: int, progress: bool) -> None:
     """Run both samplers, write ``out/nuts.nc`` and ``out/stt.nc``, print the summaries."""
-    from tempering.cli.app import run_and_save
     from tempering.cli.render import print_summary
 
     console = Console()

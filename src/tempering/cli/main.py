@@ -29,7 +29,7 @@ def main(argv: list[str] | None = None) -> None:
         fail(str(err))
     except TyperException as err:
         if type(err).__name__ == "NoArgsIsHelpError":
-            err.show()
+            err.show()  # type: ignore[attr-defined]  # typer's NoArgsIsHelpError has show()
             raise SystemExit(2) from None
         fail(err.format_message())
     except Abort:

@@ -1,4 +1,4 @@
-"""Printing a run summary as a rich table."""
+"""Printing a run summary as a rich table, with the lines the sampler's spec renders."""
 
 from __future__ import annotations
 
@@ -13,6 +13,16 @@ def _fmt(value: float, digits: int = 3) -> str:
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return "nan"
     return f"{value:.{digits}g}" if abs(value) < 1e4 else f"{value:.0f}"
+
+
+def sampler_lines(summary: dict[str, Any]) -> list[str]:
+    """The lines the run's sampler's spec renders from its own summary (none without a hook or
+    when the sampler is not registered in this process)."""
+    from tempering.algorithms import SAMPLERS
+
+    name = summary["sampler"]
+    render = SAMPLERS.get(name).render if name in SAMPLERS else None
+    return [] if render is None else render(summary)
 
 
 def print_summary(summary: dict[str, Any], console: Console | None = None) -> None:
@@ -40,20 +50,8 @@ def print_summary(summary: dict[str, Any], console: Console | None = None) -> No
         f"cost (full-data evaluations) {summary['cost_total']:.0f}\n"
         f"ESS/s {summary['ess_per_second']:.3g}   ESS per 1000 cost "
         f"{1000 * summary['ess_per_cost']:.3g}   cost per draw {summary['cost_per_draw']:.3g}")
-    if "swap_rate" in summary:
-        rates = " ".join("—" if r is None else f"{r:.2f}" for r in summary["swap_rate"])
-        console.print(f"swap acceptance by pair (0-1, 1-2, ...): {rates}   "
-                      f"round trips {summary['round_trips']}")
-    if "tt_accept_rate" in summary:
-        console.print(f"tempered-transition acceptance {summary['tt_accept_rate']:.3f}")
-    if "evaluations" in summary:
-        ev = summary["evaluations"]
-        parts = [f"{label} {ev[key]['total']:.0f} ({ev[key]['per_iteration']:.3g}/iter)"
-                 for key, label in (("n_pi_evals", "π evaluations"),
-                                    ("n_approx_evals", "π* evaluations"),
-                                    ("cache_hits", "cache hits"))]
-        console.print(f"{', '.join(parts)}; {_fmt(100 * ev['cache_hit_rate'], 3)}% of mark moves "
-                      f"from cache; mark acceptance {ev['mark_accept_rate']:.3f}")
+    for line in sampler_lines(summary):
+        console.print(line)
     if "it" in summary:
         print_it(summary, console)
 

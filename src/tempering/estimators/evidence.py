@@ -19,7 +19,7 @@ When the likelihood alone is tempered (U = log-likelihood) and the last rung is 
 Z(0) = ∫ p(θ) dθ = 1 for a normalised prior, so both are estimates of the log evidence log p(X);
 otherwise they estimate the log ratio log Z(1) − log Z(k_min). E_i, V_i are per-rung means of the
 draws (a tempering chain's draws at rung i, or PT's rung-i replica); MCSEs come from the delta
-method over the chains' averages (:func:`tempering.diagnostics.delta.delta_mcse`), so they account
+method over the chains' averages (:func:`tempering.estimators.delta.delta_mcse`), so they account
 for autocorrelation and for the correlation between rungs.
 """
 
@@ -30,7 +30,7 @@ from typing import NamedTuple
 import jax.numpy as jnp
 import numpy as np
 
-from tempering.diagnostics.delta import delta_mcse
+from tempering.estimators.delta import delta_mcse
 
 
 class EvidenceResult(NamedTuple):

@@ -23,7 +23,7 @@ seeds' README):
   check of the computation.)
 
 Monte Carlo standard errors of the weighted means account for the weights *and* the chains'
-autocorrelation by the delta method (:func:`tempering.diagnostics.delta.delta_mcse`): the
+autocorrelation by the delta method (:func:`tempering.estimators.delta.delta_mcse`): the
 estimator is a smooth function of chain averages, whose MCSE ArviZ estimates.
 
 Arrays are (chain, draw, slot): one slot per draw for simulated tempering, one per rung for PT
@@ -37,10 +37,10 @@ from typing import Literal, NamedTuple
 import numpy as np
 from scipy.special import logsumexp
 
-from tempering.diagnostics.delta import delta_mcse
+from tempering.estimators.delta import delta_mcse
 
 Weights = Literal["optimal", "naive", "st"]
-WEIGHTS: tuple[str, ...] = ("optimal", "naive", "st")
+WEIGHTS: tuple[Weights, ...] = ("optimal", "naive", "st")
 
 
 def ess_from_kish(n: np.ndarray, kish: np.ndarray) -> np.ndarray:
@@ -64,7 +64,7 @@ def log_kish(log_w: np.ndarray) -> float:
 def ess(log_w: np.ndarray) -> float:
     """ESS = n/(1 + cv²) of one vector of log weights (seed 001 Eq. 3)."""
     log_w = np.asarray(log_w, dtype=float).ravel()
-    return float(ess_from_kish(log_w.size, np.exp(log_kish(log_w))))
+    return float(ess_from_kish(np.asarray(log_w.size), np.asarray(np.exp(log_kish(log_w)))))
 
 
 class RungSums(NamedTuple):
@@ -102,20 +102,30 @@ def rung_sums(log_w: np.ndarray, rung: np.ndarray, num_rungs: int) -> RungSums:
     return RungSums(n, log_w_sum, log_w2_sum)
 
 
+def _optimal(sums: RungSums) -> np.ndarray:
+    kish = sums.kish
+    return kish / kish.sum()
+
+
+def _naive(sums: RungSums) -> np.ndarray:
+    finite = np.isfinite(sums.log_w_sum)
+    shifted = np.where(finite, sums.log_w_sum - np.max(sums.log_w_sum[finite]), -np.inf)
+    weights = np.exp(shifted)
+    return weights / weights.sum()
+
+
+def _target_only(sums: RungSums) -> np.ndarray:
+    return np.eye(sums.n.shape[0])[0]
+
+
+_COMBINATIONS = {"optimal": _optimal, "naive": _naive, "st": _target_only}
+
+
 def combination(kind: Weights, sums: RungSums) -> np.ndarray:
     """λ on the simplex: ``optimal`` ℓ_i/Σℓ_r, ``naive`` W_i/ΣW_r, ``st`` (1, 0, …, 0)."""
-    m = sums.n.shape[0]
-    if kind == "optimal":
-        kish = sums.kish
-        return kish / kish.sum()
-    if kind == "naive":
-        finite = np.isfinite(sums.log_w_sum)
-        shifted = np.where(finite, sums.log_w_sum - np.max(sums.log_w_sum[finite]), -np.inf)
-        weights = np.exp(shifted)
-        return weights / weights.sum()
-    if kind == "st":
-        return np.eye(m)[0]
-    raise ValueError(f"weights must be one of {', '.join(WEIGHTS)} (got {kind!r})")
+    if kind not in _COMBINATIONS:
+        raise ValueError(f"weights must be one of {', '.join(WEIGHTS)} (got {kind!r})")
+    return _COMBINATIONS[kind](sums)
 
 
 def combined_log_weights(log_w: np.ndarray, rung: np.ndarray, lam: np.ndarray,
@@ -142,7 +152,7 @@ class ITResult(NamedTuple):
     ess_optimal: float
     ess_naive: float
     ess_st: float
-    lambdas: dict[str, np.ndarray]
+    lambdas: dict[Weights, np.ndarray]
     bound: float  # Σ_i ESS_i − 1/4 − 1/T
     bound_holds: bool
 

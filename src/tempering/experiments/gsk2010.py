@@ -3,7 +3,7 @@
 ``tempering reproduce gsk2010 [--quick] --out DIR`` runs simulated tempering (ST, seed 001 §2;
 :mod:`tempering.algorithms.st`) with tgp's default ladder (geometric, m = 40 rungs, k_min = 0.1;
 see :mod:`gsk2010_paper`) and compares three estimators built from the same draws
-(:mod:`tempering.diagnostics.importance`): *st* (cold-rung draws only, λ = (1, 0, …, 0)),
+(:mod:`tempering.estimators.importance`): *st* (cold-rung draws only, λ = (1, 0, …, 0)),
 *naive* IT (λ_i ∝ W_i, Eq. 2) and *optimal* IT (λ_i ∝ ℓ_i, Proposition 2.1). It writes:
 
 - ``table2_mixture.{md,csv}`` (§3.1, Table 2): the two-normal toy, R independent ST runs; per run
@@ -28,40 +28,45 @@ and temper the whole density, π_k ∝ π^k (ST with ``tempering="posterior"``; 
 so likelihood and posterior tempering coincide). The inner kernel is the univariate
 stepping-out slice sampler (w = 1), robust to the two scales.
 
-The ST sampler is built with :func:`tempering.algorithms.get_sampler` for the flat models; for the
-change-point model it is built in Python exactly as the registry's ``st`` builder does
-(``flat_family`` + ``simulated_tempering``) with the ``rj_changepoint`` kernel, since
-``STOptions.inner`` does not list that kernel.
+The ST sampler is built with :func:`tempering.get_sampler` for every part (``inner =
+rj_changepoint`` for the change-point model); the module uses the public API only.
 """
 
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import jax
 import jax.numpy as jnp
 import numpy as np
+import pandas as pd
 from scipy.special import logsumexp
 from scipy.stats import norm
 
-from tempering.diagnostics.importance import (
+from tempering import get_model, get_sampler, run_chains
+from tempering.estimators import (
     WEIGHTS,
+    Weights,
     combined_log_weights,
     importance_tempering,
     rung_sums,
 )
 from tempering.experiments import gsk2010_paper as paper
 from tempering.experiments.report import fmt_number, single_threaded_xla, write_table
-from tempering.models.base import Model, ParamSpec
+from tempering.models import Model, ParamSpec, changepoint_exact_posterior
+from tempering.registry import RunnableSpec
+from tempering.summary import it_summary
 
 SEED = 2010
 # π(θ) = Σ_j w_j N(θ; μ_j, σ_j²): our choice (Eq. 10 was lost), one broad and one narrow component
 MIXTURE_WEIGHTS = (0.5, 0.5)
 MIXTURE_MEANS = (0.0, 5.0)
 MIXTURE_SDS = (1.0, 0.1)
-ESTIMATORS = ("st", "naive", "optimal")  # the order of the paper's Table 2
+ESTIMATORS: tuple[Weights, ...] = ("st", "naive", "optimal")  # the order of the paper's Table 2
 assert set(ESTIMATORS) == set(WEIGHTS)
 
 
@@ -79,8 +84,8 @@ class Settings:
     cp_chains: int
     cp_draws: int
     cp_warmup: int
-    rungs: int = paper.LADDER["rungs"]
-    beta_min: float = paper.LADDER["beta_min"]
+    rungs: int = paper.LADDER_RUNGS
+    beta_min: float = paper.LADDER_BETA_MIN
 
 
 def settings(quick: bool) -> Settings:
@@ -146,7 +151,7 @@ def weighted_ks(x: np.ndarray, log_w: np.ndarray, cdf) -> float:
 
 
 def estimator_log_weights(log_w: np.ndarray, rung: np.ndarray, num_rungs: int
-                          ) -> tuple[dict[str, np.ndarray], dict[str, float], float]:
+                          ) -> tuple[dict[Weights, np.ndarray], dict[Weights, float], float]:
     """Per estimator, every draw's normalised log weight log(λ_i w_ij / W_i); the IS ESS of each;
     and Σ_i ESS_i."""
     it = importance_tempering(log_w, rung, num_rungs)
@@ -159,7 +164,7 @@ def estimator_log_weights(log_w: np.ndarray, rung: np.ndarray, num_rungs: int
 
 def run_stats(result) -> tuple[np.ndarray, np.ndarray]:
     """(chain, draw) arrays of rungs and log weights of an ST run."""
-    stats = result.idata.sample_stats
+    stats = result.idata["sample_stats"]
     return np.asarray(stats["rung"].values), np.asarray(stats["log_weight"].values, dtype=float)
 
 
@@ -167,32 +172,32 @@ def run_stats(result) -> tuple[np.ndarray, np.ndarray]:
 
 def run_toy(cfg: Settings, log=print) -> tuple[list[dict], list[dict], dict]:
     """R independent ST runs (one chain each, its own key) on the toy; per-run K–S and ESS."""
-    from tempering.algorithms import get_sampler
-    from tempering.run.driver import run_chains
-
     model = mixture_model()
     algorithm = get_sampler("st", model, rungs=cfg.rungs, beta_min=cfg.beta_min,
                             tempering="posterior", inner="slice", width=1.0)
     result = run_chains(model, algorithm, key=SEED, draws=cfg.toy_draws, chains=cfg.toy_runs,
                         warmup=cfg.toy_warmup, progress=False)
-    theta = np.asarray(result.idata.posterior["theta"].values)
+    theta = np.asarray(result.idata["posterior"]["theta"].values)
     rung, log_w = run_stats(result)
-    per_run = []
-    for r in range(cfg.toy_runs):
-        weights, ess, sum_ess = estimator_log_weights(log_w[r], rung[r], cfg.rungs)
-        row = {"run": r, "n_cold": int(np.sum(rung[r] == 0)), "sum_ess_per_rung": sum_ess}
+    per_run: list[dict[str, Any]] = []
+    for index in range(cfg.toy_runs):
+        weights, ess, sum_ess = estimator_log_weights(log_w[index], rung[index], cfg.rungs)
+        row = {"run": index, "n_cold": int(np.sum(rung[index] == 0)),
+               "sum_ess_per_rung": sum_ess}
         for kind in ESTIMATORS:
-            row[f"ks_{kind}"] = weighted_ks(theta[r], weights[kind], mixture_cdf)
+            row[f"ks_{kind}"] = weighted_ks(theta[index], weights[kind], mixture_cdf)
             row[f"ess_{kind}"] = ess[kind]
         per_run.append(row)
-    rows = []
+    rows: list[dict[str, Any]] = []
     for kind in ESTIMATORS:
-        ks = np.array([r[f"ks_{kind}"] for r in per_run])
-        ess = np.array([r[f"ess_{kind}"] for r in per_run])
+        ks_values = np.array([r[f"ks_{kind}"] for r in per_run])
+        ess_values = np.array([r[f"ess_{kind}"] for r in per_run])
         ref = paper.TABLE2[kind]
-        rows.append({"method": kind, "ess_mean": float(ess.mean()), "paper_ess": ref["ess"],
-                     "ks_mean": float(ks.mean()), "paper_ks_mean": ref["ks_mean"],
-                     "ks_var": float(ks.var(ddof=1)) if len(ks) > 1 else float("nan"),
+        rows.append({"method": kind, "ess_mean": float(ess_values.mean()),
+                     "paper_ess": ref["ess"], "ks_mean": float(ks_values.mean()),
+                     "paper_ks_mean": ref["ks_mean"],
+                     "ks_var": (float(ks_values.var(ddof=1)) if len(ks_values) > 1
+                                else float("nan")),
                      "paper_ks_var": "lost" if ref["ks_var"] is None else ref["ks_var"],
                      "ks_best_count": 0})
     for r in per_run:
@@ -201,7 +206,7 @@ def run_toy(cfg: Settings, log=print) -> tuple[list[dict], list[dict], dict]:
     extra = {"mean_sum_ess_per_rung": float(np.mean([r["sum_ess_per_rung"] for r in per_run])),
              "mean_n_cold": float(np.mean([r["n_cold"] for r in per_run])),
              "rung_accept": float(np.asarray(
-                 result.idata.sample_stats["rung_accept_prob"].values).mean())}
+                 result.idata["sample_stats"]["rung_accept_prob"].values).mean())}
     log(f"  toy: {cfg.toy_runs} runs x {cfg.toy_draws} draws; " + ", ".join(
         f"{row['method']} KS {row['ks_mean']:.4f} ESS {row['ess_mean']:.0f}" for row in rows))
     return rows, per_run, extra
@@ -220,11 +225,6 @@ def run_gp(cfg: Settings, log=print) -> tuple[list[dict], dict]:
     estimators' weighted moments and IS ESS, beside a reference run of plain adaptive RWM."""
     import arviz as az
 
-    from tempering.algorithms import get_sampler
-    from tempering.diagnostics.it_summary import it_summary
-    from tempering.models import get_model
-    from tempering.run.driver import run_chains
-
     model = get_model("gp_regression", data="mcycle")
     st = get_sampler("st", model, rungs=cfg.rungs, beta_min=cfg.beta_min, inner="rwm",
                      step_size=0.2, adapt_step_size=True)
@@ -234,7 +234,7 @@ def run_gp(cfg: Settings, log=print) -> tuple[list[dict], dict]:
     ref = run_chains(model, get_sampler("rwm", model, step_size=0.2, adapt_step_size=True),
                      key=SEED + 2, draws=cfg.ref_draws, chains=cfg.gp_chains,
                      warmup=max(100, cfg.ref_draws // 5), progress=False)
-    ref_sum = az.summary(ref.idata, kind="all")
+    ref_sum = pd.DataFrame(az.summary(ref.idata, kind="all"))
     rows = []
     for name in summaries["optimal"]["params"]:
         row = {"param": name, "ref_mean": float(ref_sum.loc[name, "mean"]),
@@ -252,7 +252,7 @@ def run_gp(cfg: Settings, log=print) -> tuple[list[dict], dict]:
     extra |= {"sum_ess_per_rung": it["sum_ess_per_rung"], "draws_total": cfg.gp_chains
               * cfg.gp_draws, "n_cold": int(it["n_per_rung"][0]),
               "rung_accept": float(np.asarray(
-                  result.idata.sample_stats["rung_accept_prob"].values).mean())}
+                  result.idata["sample_stats"]["rung_accept_prob"].values).mean())}
     log(f"  gp mcycle: IS ESS st {extra['ess_st']:.0f}, naive {extra['ess_naive']:.0f}, "
         f"optimal {extra['ess_optimal']:.0f}")
     return rows, extra
@@ -267,39 +267,16 @@ def gp_columns() -> tuple[str, ...]:
 
 # --------------------------------------------------------------------------- change point
 
-def changepoint_st(model: Model, cfg: Settings):
-    """ST with ``rj_changepoint`` on every rung (likelihood tempered), built as the registry's
-    ``st`` builder builds it."""
-    from tempering.algorithms.st import simulated_tempering
-    from tempering.algorithms.tempered_family import flat_family
-    from tempering.algorithms.tempering_options import rung_params
-    from tempering.kernels import KERNELS
-    from tempering.ladders import geometric_betas
-
-    betas = geometric_betas(cfg.rungs, cfg.beta_min)
-    spec = KERNELS["rj_changepoint"]
-    inner_options = spec.options()
-    bound = spec.bind(inner_options, model.dim)
-    family = flat_family(model, bound, rung_params(bound, spec.name, betas), "likelihood")
-    recorded = {"inner": spec.name, "rungs": cfg.rungs, "beta_min": cfg.beta_min,
-                "ladder": "geometric", "tempering": "likelihood",
-                **inner_options.model_dump(), "betas": list(map(float, betas))}
-    return simulated_tempering(family, betas, name="st", options=recorded)
-
-
 def run_changepoint(cfg: Settings, log=print) -> tuple[list[dict], list[dict], dict]:
     """P(k | data) from the three estimators against the exact answer, and each one's ESS."""
-    from tempering.models import get_model
-    from tempering.models.changepoint_exact import exact_posterior
-    from tempering.run.driver import run_chains
-
     model = get_model("changepoint")
-    result = run_chains(model, changepoint_st(model, cfg), key=SEED + 3, draws=cfg.cp_draws,
+    st = get_sampler("st", model, rungs=cfg.rungs, beta_min=cfg.beta_min, inner="rj_changepoint")
+    result = run_chains(model, st, key=SEED + 3, draws=cfg.cp_draws,
                         chains=cfg.cp_chains, warmup=cfg.cp_warmup, progress=False)
-    k = np.asarray(result.idata.posterior["k"].values).astype(int)
+    k = np.asarray(result.idata["posterior"]["k"].values).astype(int)
     rung, log_w = run_stats(result)
     weights, ess, sum_ess = estimator_log_weights(log_w, rung, cfg.rungs)
-    exact = exact_posterior(model).prob_k
+    exact = changepoint_exact_posterior(model).prob_k
     probs = {kind: np.bincount(k.ravel(), weights=np.exp(weights[kind]).ravel(),
                                minlength=exact.size)[:exact.size] for kind in ESTIMATORS}
     rows = []
@@ -315,7 +292,7 @@ def run_changepoint(cfg: Settings, log=print) -> tuple[list[dict], list[dict], d
     extra = {"sum_ess_per_rung": sum_ess, "draws_total": int(k.size),
              "n_cold": int(np.sum(rung == 0)),
              "rung_accept": float(np.asarray(
-                 result.idata.sample_stats["rung_accept_prob"].values).mean())}
+                 result.idata["sample_stats"]["rung_accept_prob"].values).mean())}
     log("  changepoint: " + ", ".join(f"{r['method']} ESS {r['ess']:.0f} TV "
                                       f"{r['total_variation']:.4f}" for r in ess_rows))
     return rows, ess_rows, extra
@@ -323,8 +300,8 @@ def run_changepoint(cfg: Settings, log=print) -> tuple[list[dict], list[dict], d
 
 # --------------------------------------------------------------------------- report
 
-def _ranking(values: dict[str, float], larger_better: bool = True) -> str:
-    order = sorted(values, key=values.get, reverse=larger_better)
+def _ranking(values: Mapping[Any, float], larger_better: bool = True) -> str:
+    order = sorted(values, key=lambda name: values[name], reverse=larger_better)
     return " > ".join(order) if larger_better else " < ".join(order)
 
 
@@ -471,3 +448,10 @@ def run(quick: bool, out: Path, cfg: Settings | None = None, log=print) -> None:
                 out / "changepoint_ess", "Change point (coal): IS ESS and error by estimator")
     readme = write_readme(out, quick, cfg, time.perf_counter() - t0, toy, gp, cp)
     log(f"gsk2010: wrote {readme} ({(time.perf_counter() - t0) / 60:.1f} min)")
+
+
+SPEC = RunnableSpec(
+    "gsk2010",
+    "Gramacy, Samworth & King (2010), importance tempering (seed 001)",
+    run,
+)

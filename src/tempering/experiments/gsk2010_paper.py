@@ -13,9 +13,9 @@ much of it was lost in extraction, and what is lost is ``None`` here, never gues
   the smallest variance ... and that [ESS* ≈ Σ_i ESS_i]", Remark 2.2). The *variances* of the K–S
   distance were lost, as were the mixture's parameters (Eq. 10), the number of runs and the run
   length.
-- ``LADDER`` (§3.2, "a geometric ladder with [m] and [k_m]"; the values were lost): the R package
-  tgp's ``default.itemps`` is m = 40, k_min = 0.1, geometric, which the package's ST uses by
-  default and which we take as the paper's.
+- ``LADDER_RUNGS``, ``LADDER_BETA_MIN`` (§3.2, "a geometric ladder with [m] and [k_m]"; the
+  values were lost): the R package tgp's ``default.itemps`` is m = 40, k_min = 0.1, geometric,
+  which the package's ST uses by default and which we take as the paper's.
 - ``TEXT_CLAIMS``: the qualitative statements that survive (§3.1-§3.3, §4).
 """
 
@@ -28,7 +28,7 @@ TABLE2: dict[str, dict[str, float | None]] = {
 }
 SUM_ESS_PER_RUNG = 22910.0  # Table 2's last row, read as Σ_i ESS_i (Remark 2.2)
 
-LADDER = {"rungs": 40, "beta_min": 0.1, "ladder": "geometric"}  # tgp's default.itemps
+LADDER_RUNGS, LADDER_BETA_MIN = 40, 0.1  # tgp's default.itemps: geometric, m = 40, k_m = 0.1
 
 TEXT_CLAIMS = (
     "§3.1: the optimally-combined IT estimator has both the largest ESS and the smallest variance "

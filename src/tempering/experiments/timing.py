@@ -17,7 +17,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from tempering.algorithms.base import Algorithm
+from tempering.algorithms import Algorithm
 
 
 class TimedChains(NamedTuple):

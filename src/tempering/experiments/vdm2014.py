@@ -25,7 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
-from tempering.algorithms.cost_model import paper_cost_ratios, pt_iteration_costs, tt_iteration_cost
+from tempering.algorithms import SAMPLERS, paper_cost_ratios
 from tempering.experiments import vdm2014_paper as paper
 from tempering.experiments.report import single_threaded_xla, write_table
 from tempering.experiments.vdm2014_plots import (
@@ -36,12 +36,15 @@ from tempering.experiments.vdm2014_plots import (
     plot_walltime,
 )
 from tempering.experiments.vdm2014_runs import (
+    BASE,
     HMC_STEPS,
+    INNER_LABEL,
     RunRecord,
     efficiency,
     rhat_trace,
     timed_run,
 )
+from tempering.registry import RunnableSpec
 
 
 @dataclass(frozen=True)
@@ -108,19 +111,16 @@ class Runner:
 def predicted_ratio(record_options: dict, sampler: str, evals_per_step: float) -> float:
     """Cost per draw relative to the inner sampler predicted by the cost model (§3.1, Eqs. 10-18).
 
-    Uses the ladder's actual rung costs ``options["rung_costs"]`` (c_m = (N_m/N)^α, Eq. 10):
-    ``pt_iteration_costs`` for PT/SPT, ``tt_iteration_cost`` for TT/STT, divided by the inner
-    sampler's cost per draw (``evals_per_step`` evaluations at c_0 = 1). The base sampler is 1.
+    Uses the ladder's actual rung costs ``options["rung_costs"]`` (c_m = (N_m/N)^α, Eq. 10) in
+    the sampler spec's ``predicted_cost`` (PT/SPT: ``pt_iteration_costs``, TT/STT:
+    ``tt_iteration_cost``), divided by the inner sampler's cost per draw (``evals_per_step``
+    evaluations at c_0 = 1). The base sampler is 1.
     """
-    if sampler == "base":
+    if sampler == BASE:
         return 1.0
-    costs = record_options["rung_costs"]
-    steps = int(record_options.get("inner_steps", 1))
-    if sampler in ("pt", "spt"):
-        cost = pt_iteration_costs(costs, evals_per_step, steps, record_options["swap"], 1)[0]
-    else:
-        cost = tt_iteration_cost(costs, evals_per_step, steps)
-    return float(cost / evals_per_step)
+    predicted = SAMPLERS.get(sampler).predicted_cost
+    assert predicted is not None, f"{sampler} declares no cost model"
+    return float(predicted(record_options, evals_per_step) / evals_per_step)
 
 
 def cost_rows(runner: Runner, model: str, ns: Iterable[int], dim: int,
@@ -137,7 +137,7 @@ def cost_rows(runner: Runner, model: str, ns: Iterable[int], dim: int,
     evals = float(HMC_STEPS[model])
     rows = []
     for n in ns:
-        base = runner(model, n, dim, "base", "hmc")
+        base = runner(model, n, dim, BASE, "hmc")
         for s in samplers:
             rec = runner(model, n, dim, s, "hmc")
             rows.append({
@@ -146,9 +146,9 @@ def cost_rows(runner: Runner, model: str, ns: Iterable[int], dim: int,
                 "counted": float(rec.cost.mean()) / evals,
                 "measured": rec.seconds_per_draw / base.seconds_per_draw,
                 "seconds_per_draw": rec.seconds_per_draw,
-                "paper_eq": 1.0 if s == "base" else eq[s],
+                "paper_eq": 1.0 if s == BASE else eq[s],
                 "paper_quoted": paper.QUOTED_EQ_RATIOS[alpha].get(s, ""),
-                "paper_measured": "" if s == "base" else paper.MEASURED_COST_RATIOS[model][s],
+                "paper_measured": "" if s == BASE else paper.MEASURED_COST_RATIOS[model][s],
             })
     return rows
 
@@ -173,9 +173,9 @@ def efficiency_rows(runner: Runner, table: str, model: str, n: int, dims: Iterab
             rec = runner(model, n, dim, s, inner)
             eff = efficiency(rec)
             ref = paper.paper_value(table, inner, dim, s)
-            name = ("MH" if inner == "rwm" else "HMC") if s == "base" else s.upper()
+            name = INNER_LABEL[inner] if s == BASE else s.upper()
             rows.append({
-                "inner": "MH" if inner == "rwm" else "HMC", "N": n, "theta_dim": dim,
+                "inner": INNER_LABEL[inner], "N": n, "theta_dim": dim,
                 "sampler": name, "ess_per_s": eff["ess_per_s"],
                 "flag": "" if eff["converged"] else "*",
                 "paper_ess_per_s": "" if ref is None else ref[0],
@@ -210,7 +210,7 @@ def rhat_rows(runner: Runner, n: int, dim: int, inner: str = "hmc") -> list[dict
     rows = []
     for s in ALL_SAMPLERS:
         for draws, secs, rhat in rhat_trace(runner("gp_regression", n, dim, s, inner)):
-            rows.append({"sampler": "HMC" if s == "base" else s.upper(), "N": n,
+            rows.append({"sampler": "HMC" if s == BASE else s.upper(), "N": n,
                          "theta_dim": dim, "draws": draws, "seconds": secs, "median_rhat": rhat})
     return rows
 
@@ -420,3 +420,10 @@ def run(quick: bool, out: Path) -> None:
     print(f"done in {wall / 60:.1f} min; files written:", flush=True)
     for path in written:
         print(f"  {path}")
+
+
+SPEC = RunnableSpec(
+    "vdm2014",
+    "van de Meent, Paige & Wood (2014), tempering by subsampling (seed 000)",
+    run,
+)

@@ -76,7 +76,7 @@ def paper_value(table: str, inner: str, dim: int, sampler: str) -> tuple[float, 
               ("table2", "hmc"): (TABLE2_HMC, TABLE2_HMC_STARS),
               ("table2", "rwm"): (TABLE2_MH, TABLE2_MH_STARS)}
     values, stars = blocks[(table, inner)]
-    column = "base" if sampler in ("base", "hmc", "rwm") else sampler
+    column = sampler if sampler in SAMPLERS else SAMPLERS[0]  # an inner sampler's name: "base"
     if dim not in values:
         return None
     return values[dim][SAMPLERS.index(column)], (dim, column) in stars

@@ -10,20 +10,26 @@ from functools import lru_cache
 
 import arviz as az
 import numpy as np
-from scipy.special import digamma
 
-from tempering import get_model
-from tempering.algorithms import get_sampler
-from tempering.diagnostics.paper import ess_between_chain, gelman_rubin
+from tempering import SAMPLERS, get_model, get_sampler
+from tempering.algorithms import Algorithm
+from tempering.estimators import ess_between_chain, gelman_rubin
 from tempering.experiments.timing import time_chains
-from tempering.models.base import Model
-from tempering.models.gp_regression import LENGTHSCALE_LOGNORMAL, SIGMA_F_GAMMA, SIGMA_N_GAMMA
+from tempering.kernels import KERNELS
+from tempering.models import Model, gp_regression_prior_mean
+
+#: The label of "the inner sampler alone" in the paper's tables (not a sampler's name).
+BASE = "base"
+#: The paper's names of the inner samplers.
+INNER_LABEL = {"rwm": "MH", "hmc": "HMC"}
 
 #: Inner-sampler settings of §4.3: HMC ε = 0.01 with L = 10 (MVN) or 5 (GP); MH σ = 0.1.
 HMC_STEPS = {"mvn_mean": 10, "gp_regression": 5}
 STEP_SIZE = {"hmc": 0.01, "rwm": 0.1}
 #: Ladder of §4.3: M = 6 auxiliary distributions (7 rungs), β_* = 1/8, swaps M..1 ("sweep").
-LADDER = {"rungs": 7, "beta_min": 0.125, "inner_steps": 1, "swap": "sweep"}
+LADDER: dict[str, int | float | str] = {"rungs": 7, "beta_min": 0.125, "inner_steps": 1,
+                                        "swap": "sweep"}
+LADDER_RUNGS = 7
 
 
 def theta_star(model_name: str, dim: int) -> np.ndarray:
@@ -42,9 +48,7 @@ def theta_star(model_name: str, dim: int) -> np.ndarray:
         |θ| (for the GP, D + 2 with D covariates).
     """
     if model_name == "gp_regression":
-        log_ls = np.full(dim - 2, LENGTHSCALE_LOGNORMAL[0])
-        tail = [digamma(a) - np.log(b) for a, b in (SIGMA_F_GAMMA, SIGMA_N_GAMMA)]
-        return np.concatenate([log_ls, tail])
+        return gp_regression_prior_mean(dim - 2)
     return np.ones(dim)
 
 
@@ -64,11 +68,12 @@ def build_model(model_name: str, n: int, dim: int) -> Model:
 def sampler_options(model_name: str, sampler: str, inner: str) -> dict:
     """Options of ``sampler`` ("base" = the inner sampler alone), paper's settings (§4.3)."""
     kernel = {"step_size": STEP_SIZE[inner]}
-    if inner == "hmc":
+    if "num_steps" in KERNELS.get(inner).options.model_fields:  # HMC's L
         kernel["num_steps"] = HMC_STEPS[model_name]
-    if sampler == "base":
+    if sampler == BASE:
         return kernel
-    ladder = {k: v for k, v in LADDER.items() if k != "swap" or sampler in ("pt", "spt")}
+    fields = SAMPLERS.get(sampler).options.model_fields
+    ladder = {k: v for k, v in LADDER.items() if k in fields}  # `swap` for PT and SPT only
     return {"inner": inner, **ladder, **kernel}
 
 
@@ -123,12 +128,19 @@ def timed_run(model_name: str, n: int, dim: int, sampler: str, inner: str, draws
         Integer seed; chain c uses ``fold_in(seed, c)``.
     """
     model = build_model(model_name, n, dim)
-    name = inner if sampler == "base" else sampler
+    name = inner if sampler == BASE else sampler
     algorithm = get_sampler(name, model, **sampler_options(model_name, sampler, inner))
     timed = time_chains(algorithm, initial_points(model_name, dim), draws, chunks, seed)
     return RunRecord(model_name, n, dim, sampler, inner, timed.draws, timed.cost,
                      timed.chunk_draws, timed.chunk_seconds, timed.compile_seconds,
-                     dict(algorithm.options))
+                     described(algorithm))
+
+
+def described(algorithm: Algorithm) -> dict:
+    """A run's sampler options and ladder facts in one dict (what the cost model reads:
+    ``rung_costs``, ``inner_steps``, ``swap``)."""
+    options = {} if algorithm.options is None else algorithm.options.model_dump()
+    return {**options, **algorithm.facts}
 
 
 def efficiency(record: RunRecord) -> dict:

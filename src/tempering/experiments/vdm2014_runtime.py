@@ -26,12 +26,14 @@ from tempering.algorithms import get_sampler
 from tempering.experiments.report import single_threaded_xla, write_table
 from tempering.experiments.vdm2014 import full_configs, predicted_ratio, settings
 from tempering.experiments.vdm2014_runs import (
-    HMC_STEPS,
-    LADDER,
+    BASE,
+    LADDER_RUNGS,
     build_model,
+    described,
     initial_points,
     sampler_options,
 )
+from tempering.registry import RunnableSpec
 
 
 def time_inner_steps(model_name: str, n: int, dim: int, inner: str, steps: int,
@@ -76,15 +78,15 @@ def run(quick: bool, out: Path) -> None:
     rows, total_s, compile_s = [], 0.0, 0.0
     for model_name, n, dim, sampler, inner in configs:
         per_step, compile_seconds = timings[model_name, n, dim, inner]
-        evals = float(HMC_STEPS[model_name]) if inner == "hmc" else 1.0
+        evals = float(sampler_options(model_name, BASE, inner).get("num_steps", 1))
         ratio = 1.0
-        if sampler != "base":
-            options = get_sampler(sampler, build_model(model_name, n, dim),
-                                  **sampler_options(model_name, sampler, inner)).options
-            ratio = predicted_ratio(options, sampler, evals)
+        if sampler != BASE:
+            algorithm = get_sampler(sampler, build_model(model_name, n, dim),
+                                    **sampler_options(model_name, sampler, inner))
+            ratio = predicted_ratio(described(algorithm), sampler, evals)
         seconds = 3 * full.draws * per_step * ratio
         total_s += seconds
-        compile_s += compile_seconds * (1 if sampler == "base" else LADDER["rungs"])
+        compile_s += compile_seconds * (1 if sampler == BASE else LADDER_RUNGS)
         rows.append({"model": model_name, "N": n, "dim": dim, "inner": inner,
                      "sampler": sampler, "ms_per_inner_step": per_step * 1e3,
                      "cost_ratio": ratio, "hours": seconds / 3600})
@@ -96,3 +98,6 @@ def run(quick: bool, out: Path) -> None:
                        "cost_ratio", "hours"), Path(out) / "runtime",
                 "Estimated runtime of `tempering reproduce vdm2014` (full)", notes)
     print(notes, flush=True)
+
+
+SPEC = RunnableSpec("vdm2014-runtime", "the full vdm2014 run time, estimated from timed steps", run)

@@ -29,12 +29,12 @@ import jax
 import numpy as np
 
 from tempering.algorithms import get_sampler
-from tempering.diagnostics.paper import autocorrelation_time
+from tempering.estimators import autocorrelation_time
 from tempering.experiments import wn2013_paper as paper
 from tempering.experiments.report import fmt_number, single_threaded_xla, write_table
 from tempering.experiments.timing import time_chains
-from tempering.models import get_model
-from tempering.models.base import Model
+from tempering.models import Model, get_model
+from tempering.registry import RunnableSpec
 
 SLICE = {"width": 1.0, "max_steps": 10}
 SEED = 2013
@@ -251,3 +251,10 @@ def run(quick: bool, out: Path) -> None:
     print(f"done in {wall / 60:.1f} min; files written:", flush=True)
     for path in written:
         print(f"  {path}")
+
+
+SPEC = RunnableSpec(
+    "wang-neal2013",
+    "Wang & Neal (2013), MCMC for GPs with fast approximations (seed 002)",
+    run,
+)

@@ -1,4 +1,4 @@
-"""Cheap approximations π* of a GP posterior (seed 002 §5.2), built from a model's :class:`GPParts`.
+"""Cheap approximations π* of a GP likelihood (seed 002 §5.2), from :class:`GPParts` and arrays.
 
 With a subset S of m of the n points (drawn once, uniformly without replacement):
 
@@ -11,8 +11,10 @@ With a subset S of m of the n points (drawn once, uniformly without replacement)
 
 The jitter is relative: ``jitter`` × mean diagonal of K^(m,m), so it scales with the kernel.
 :func:`approximate_quad_logdet` gives the two pieces (yᵀ Ĉ⁻¹ y, log det Ĉ) of each approximation
-separately; :func:`approximate_log_lik` is −½ (yᵀ Ĉ⁻¹ y + log det Ĉ + n log 2π), or the model's own
-likelihood (with its fast gradient) for ``exact`` and ``sod``.
+separately; :func:`lowrank_log_lik` is −½ (yᵀ Ĉ⁻¹ y + log det Ĉ + n log 2π) for the two low-rank
+ones. This module knows nothing of models:
+:func:`tempering.ladders.approximation.approximate_log_lik` takes a model's own likelihood (with
+its fast gradient) for ``exact`` and ``sod``.
 """
 
 from __future__ import annotations
@@ -26,7 +28,8 @@ import numpy as np
 
 from tempering.gp.exact import cholesky_quad_logdet, gaussian_from_quad_logdet
 from tempering.gp.lowrank import orthonormal_quad_logdet, unit_lowrank_quad_logdet
-from tempering.models.base import Model, finite_or_neg_inf
+from tempering.gp.structure import GPParts
+from tempering.numerics import finite_or_neg_inf
 
 Array = jax.Array
 Approximation = Literal["exact", "sod", "nystrom", "eigen"]
@@ -46,71 +49,59 @@ def nystrom_factor(k_nm: Array, k_mm: Array, jitter: float) -> Array:
     return jax.scipy.linalg.solve_triangular(chol, k_nm.T, lower=True).T
 
 
-def _subset_data(model: Model, subset: np.ndarray) -> dict:
-    idx = jnp.asarray(subset)
-    return jax.tree.map(lambda a: jnp.take(a, idx, axis=0), model.data)
-
-
-def approximate_quad_logdet(model: Model, kind: Approximation, subset: np.ndarray | None = None,
+def approximate_quad_logdet(parts: GPParts, x: Array, y: Array, kind: Approximation,
+                            subset: np.ndarray | None = None,
                             jitter: float = 1e-8) -> Callable[[Array], tuple[Array, Array]]:
-    """θ ↦ (yᵀ Ĉ⁻¹ y, log det Ĉ) for the ``kind`` approximation Ĉ of the covariance.
+    """θ ↦ (yᵀ Ĉ⁻¹ y, log det Ĉ) for the ``kind`` approximation Ĉ of the covariance of ``y`` at
+    the inputs ``x`` (a GP's :class:`~tempering.gp.structure.GPParts`).
 
     ``exact`` and ``sod`` factorise Ĉ by Cholesky (Eqs. 29–30; for ``sod`` Ĉ and y are those of
     the m points of ``subset``); ``nystrom`` uses Eqs. 32 and 38 with B = K^(n,m) R⁻¹ (Eq. 42);
     ``eigen`` uses Eq. 37 with the m largest eigenpairs of K. NaN where a factorisation fails.
     """
-    if model.gp is None:
-        raise TypeError(f"model {model.name} is not a GP model: no {kind} approximation")
     if kind not in APPROXIMATIONS:
         raise ValueError(f"unknown approximation {kind!r} (known: {', '.join(APPROXIMATIONS)})")
     if kind != "exact" and subset is None:
         raise ValueError(f"approximation {kind!r} needs a subset")
-    kernel_fn, noise_var_fn = model.gp
-    data = _subset_data(model, subset) if kind == "sod" else model.data
-    x, y = data["x"], data["y"]
+    kernel_fn, noise_var_fn = parts
+    if kind == "sod":
+        idx = jnp.asarray(subset)
+        x, y = jnp.take(x, idx, axis=0), jnp.take(y, idx, axis=0)
 
     if kind in ("exact", "sod"):
 
-        def quad_logdet(theta):
+        def cholesky_pieces(theta):
             cov = kernel_fn(theta, x, x) + noise_var_fn(theta) * jnp.eye(x.shape[0])
             return cholesky_quad_logdet(cov, y)
 
-        return quad_logdet
+        return cholesky_pieces
+    assert subset is not None
     m = len(subset)
     if kind == "nystrom":
         x_m = x[jnp.asarray(subset)]
 
-        def quad_logdet(theta):
+        def nystrom_pieces(theta):
             b = nystrom_factor(kernel_fn(theta, x, x_m), kernel_fn(theta, x_m, x_m), jitter)
             return unit_lowrank_quad_logdet(b, noise_var_fn(theta), y)
 
-        return quad_logdet
+        return nystrom_pieces
 
-    def quad_logdet(theta):
+    def eigen_pieces(theta):
         values, vectors = jnp.linalg.eigh(kernel_fn(theta, x, x))  # ascending
         return orthonormal_quad_logdet(vectors[:, -m:], values[-m:], noise_var_fn(theta), y)
 
-    return quad_logdet
+    return eigen_pieces
 
 
-def approximate_log_lik(model: Model, kind: Approximation, subset: np.ndarray | None = None,
-                        jitter: float = 1e-8) -> Callable[[Array], Array]:
-    """θ ↦ the ``kind`` approximation of log p(y | θ), with ``subset`` the m chosen indices.
-
-    ``exact`` and ``sod`` are the model's own likelihood (with its fast gradient) on all data or
-    on the subset; ``nystrom`` and ``eigen`` are −½ (yᵀ Ĉ⁻¹ y + log det Ĉ + n log 2π) from
-    :func:`approximate_quad_logdet`. ``eigen`` uses m = len(subset) eigenpairs (the indices
-    themselves are not used). Non-finite values become −∞.
-    """
-    if kind == "exact":
-        return model.log_lik
-    if subset is None:
-        raise ValueError(f"approximation {kind!r} needs a subset")
-    if kind == "sod":
-        view = _subset_data(model, subset)
-        return lambda theta: model.log_lik(theta, view)
-    quad_logdet = approximate_quad_logdet(model, kind, subset, jitter)
-    n = model.n_data
+def lowrank_log_lik(parts: GPParts, x: Array, y: Array, kind: Literal["nystrom", "eigen"],
+                    subset: np.ndarray, jitter: float = 1e-8) -> Callable[[Array], Array]:
+    """θ ↦ −½ (yᵀ Ĉ⁻¹ y + log det Ĉ + n log 2π) for the Nyström or eigen-exact Ĉ
+    (:func:`approximate_quad_logdet`; ``eigen`` uses m = len(subset) eigenpairs, not the indices
+    themselves). Non-finite values become −∞."""
+    if kind not in ("nystrom", "eigen"):
+        raise ValueError(f"lowrank_log_lik: {kind!r} is not a low-rank approximation")
+    quad_logdet = approximate_quad_logdet(parts, x, y, kind, subset, jitter)
+    n = y.shape[0]
     return lambda theta: finite_or_neg_inf(gaussian_from_quad_logdet(*quad_logdet(theta), n))
 
 

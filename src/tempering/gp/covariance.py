@@ -21,12 +21,13 @@ def scaled_sq_dist(x1: jax.Array, x2: jax.Array, lengthscale: jax.Array) -> jax.
     return jnp.maximum(sq, 0.0)
 
 
-def se_ard(x1: jax.Array, x2: jax.Array, lengthscale: jax.Array, sigma_f: jax.Array) -> jax.Array:
+def se_ard(x1: jax.Array, x2: jax.Array, lengthscale: jax.Array,
+           sigma_f: jax.Array | float) -> jax.Array:
     """Squared-exponential ARD covariance matrix K(x1, x2) (seed 000 Eq. 21)."""
     return sigma_f**2 * jnp.exp(-0.5 * scaled_sq_dist(x1, x2, lengthscale))
 
 
-def se_const(x1: jax.Array, x2: jax.Array, rho: jax.Array, eta: jax.Array,
+def se_const(x1: jax.Array, x2: jax.Array, rho: jax.Array | float, eta: jax.Array | float,
              c: float) -> jax.Array:
     """c² + η² exp(−Σ_k (x1_k − x2_k)² / ρ_k²) (seed 002 Eq. 23 for scalar ρ, Eq. 24 for (p,))."""
-    return c**2 + eta**2 * jnp.exp(-scaled_sq_dist(x1, x2, rho))
+    return c**2 + eta**2 * jnp.exp(-scaled_sq_dist(x1, x2, jnp.asarray(rho)))

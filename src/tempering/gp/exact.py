@@ -4,7 +4,7 @@
     yᵀ C⁻¹ y = uᵀ u with L u = y (Eq. 29),      log det C = 2 Σ_i log L_ii (Eq. 30).
 
 A failed factorisation (C not positive definite in floating point) yields NaN in JAX; the caller's
-:func:`~tempering.models.base.finite_or_neg_inf` turns that into −∞, a rejected proposal. The
+:func:`~tempering.numerics.finite_or_neg_inf` turns that into −∞, a rejected proposal. The
 gradient of this function goes through JAX's Cholesky derivative; GP models use the faster
 :mod:`tempering.gp.exact_grad` instead.
 """

@@ -63,8 +63,3 @@ def lowrank_log_marginal(b: Array, s: Array, d: Array, y: Array) -> Array:
 def orthonormal_log_marginal(b: Array, s: Array, d: Array, y: Array) -> Array:
     """log N(y | 0, B diag(s) Bᵀ + d I) for orthonormal B (Eq. 37)."""
     return gaussian_from_quad_logdet(*orthonormal_quad_logdet(b, s, d, y), y.shape[0])
-
-
-def unit_lowrank_log_marginal(b: Array, d: Array, y: Array) -> Array:
-    """log N(y | 0, B Bᵀ + d I): Eqs. 32 and 38 with S = I (the Nyström–Cholesky form, Eq. 42)."""
-    return gaussian_from_quad_logdet(*unit_lowrank_quad_logdet(b, d, y), y.shape[0])

@@ -1,10 +1,19 @@
-"""Inner kernels: factories ``make(logdensity_fn, **params)`` and their registry."""
+"""Inner kernels: factories ``make(logdensity_fn, **params)``, their specs and their registry.
+
+Adding a kernel is one module exporting ``SPEC`` (see :mod:`tempering.kernels.base`) and one line
+in the tuple below; every sampler that takes an ``inner`` kernel then accepts it by name.
+"""
 
 from tempering.kernels import hmc, nuts, rj_changepoint, rwm, slice
 from tempering.kernels.base import BoundKernel, Kernel, KernelSpec, StepInfo
+from tempering.registry import Registry
 
-KERNELS: dict[str, KernelSpec] = {spec.name: spec for spec in
-                                  (rwm.SPEC, hmc.SPEC, nuts.SPEC, slice.SPEC,
-                                                rj_changepoint.SPEC)}
+KERNELS: Registry[KernelSpec] = Registry("kernel", (
+    rwm.SPEC,
+    hmc.SPEC,
+    nuts.SPEC,
+    slice.SPEC,
+    rj_changepoint.SPEC,
+))
 
 __all__ = ["KERNELS", "BoundKernel", "Kernel", "KernelSpec", "StepInfo"]

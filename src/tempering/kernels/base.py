@@ -13,20 +13,23 @@ full-data-equivalent evaluations, the ``cost`` that the driver reports.
 
 Each kernel module also provides a :class:`KernelSpec`: its pydantic options and ``bind(options,
 dim)``, which fixes the static settings and returns a :class:`BoundKernel` (factory, initial
-tunable parameters, optional warmup adaptation). Tunable parameters (step sizes, mass matrices,
-slice widths) are arrays that may differ between chains and rungs; static settings (numbers of
-leapfrog steps, caps) are Python values.
+tunable parameters, optional warmup adaptation), and its rule for the parameters of hotter rungs
+(:meth:`KernelSpec.rung_params`). Tunable parameters (step sizes, mass matrices, slice widths) are
+arrays that may differ between chains and rungs; static settings (numbers of leapfrog steps,
+caps) are Python values. Run a kernel n steps with :func:`tempering.numerics.run_steps` and
+:func:`evals_and_acceptance`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
 import jax
 import jax.numpy as jnp
-from pydantic import BaseModel
+import numpy as np
 
+from tempering.config import Options
 from tempering.errors import UserInputError
 
 Array = jax.Array
@@ -91,12 +94,40 @@ class BoundKernel(NamedTuple):
 
 
 class KernelSpec(NamedTuple):
-    """A registered inner kernel: its options class, how options bind, and a one-line summary."""
+    """A registered inner kernel: its options class, how options bind, a one-line summary, and how
+    its tunable parameters vary over the rungs of a ladder.
+
+    Attributes
+    ----------
+    name, summary
+        Registry name and one line for ``tempering samplers``.
+    options
+        The pydantic options class (unknown keys are errors).
+    bind
+        (options, dim) ↦ :class:`BoundKernel`.
+    scale_for_rung
+        ``None`` (the same parameters on every rung), or (params stacked over rungs, β per rung)
+        ↦ params, the kernel's own rule for hotter rungs; see :meth:`rung_params`.
+    gradient
+        Whether the kernel's state caches a gradient (HMC, NUTS): a sampler that moves a state to
+        another density must then re-initialise it, at the cost of one evaluation.
+    """
 
     name: str
-    options: type[BaseModel]
+    options: type[Options]
     bind: Callable[[Any, int], BoundKernel]
     summary: str
+    scale_for_rung: Callable[[dict[str, Array], np.ndarray], dict[str, Array]] | None = None
+    gradient: bool = False
+
+    def rung_params(self, bound: BoundKernel, betas: Sequence[float] | np.ndarray
+                    ) -> dict[str, Array]:
+        """``bound``'s tunable parameters stacked over rungs (leading axis = rung), with the
+        kernel's per-rung rule applied (RWM: σ_m = σ β_m^(−1/2), seed 000 §4.3; HMC's ε, slice
+        widths and NUTS's start are the same on every rung — warmup may adapt each rung's own)."""
+        beta = np.asarray(betas, dtype=float)
+        stacked = jax.tree.map(lambda p: jnp.stack([p] * len(beta)), bound.params)
+        return stacked if self.scale_for_rung is None else self.scale_for_rung(stacked, beta)
 
 
 def as_vector(value: float | list[float], dim: int, name: str) -> Array:
@@ -113,14 +144,7 @@ def as_vector(value: float | list[float], dim: int, name: str) -> Array:
     return jnp.broadcast_to(jnp.asarray(value, dtype=jnp.float64), (dim,))
 
 
-def run_kernel(key: Array, kernel: Kernel, state: Any, num_steps: int) -> tuple[Any, Array]:
-    """Run ``num_steps`` steps, keeping only the last state; returns it and the evaluations made."""
-
-    def body(carry, step_key):
-        state, n_evals = carry
-        state, info = kernel.step(step_key, state)
-        return (state, n_evals + info.n_evals), None
-
-    (state, n_evals), _ = jax.lax.scan(body, (state, jnp.zeros(())),
-                                       jax.random.split(key, num_steps))
-    return state, n_evals
+def evals_and_acceptance(info: StepInfo) -> tuple[Array, Array]:
+    """What :func:`tempering.numerics.run_steps` sums over inner steps: evaluations made and
+    acceptance (divide by the number of steps for the mean)."""
+    return info.n_evals, info.acceptance_rate

@@ -9,16 +9,15 @@ from __future__ import annotations
 
 import blackjax
 import jax.numpy as jnp
-from pydantic import BaseModel, ConfigDict, Field, PositiveFloat, PositiveInt
+from pydantic import Field, PositiveFloat, PositiveInt
 
+from tempering.config import Options
 from tempering.kernels.base import BoundKernel, Kernel, KernelSpec, LogDensity, StepInfo
 from tempering.kernels.step_size import dual_averaging_warmup
 
 
-class HmcOptions(BaseModel):
+class HmcOptions(Options):
     """``step_size`` ε, ``num_steps`` L; ``adapt_step_size`` tunes ε in warmup only."""
-
-    model_config = ConfigDict(extra="forbid")
 
     step_size: PositiveFloat = 0.01
     num_steps: PositiveInt = 10
@@ -57,4 +56,10 @@ def bind(options: HmcOptions, dim: int) -> BoundKernel:
                        warmup if options.adapt_step_size else None)
 
 
-SPEC = KernelSpec("hmc", HmcOptions, bind, "HMC, fixed step size and leapfrog steps (BlackJAX)")
+SPEC = KernelSpec(
+    "hmc",
+    HmcOptions,
+    bind,
+    "HMC, fixed step size and leapfrog steps (BlackJAX)",
+    gradient=True,
+)

@@ -8,15 +8,14 @@ from __future__ import annotations
 
 import blackjax
 import jax.numpy as jnp
-from pydantic import BaseModel, ConfigDict, Field, PositiveInt
+from pydantic import Field, PositiveInt
 
+from tempering.config import Options
 from tempering.kernels.base import BoundKernel, Kernel, KernelSpec, LogDensity, StepInfo
 
 
-class NutsOptions(BaseModel):
+class NutsOptions(Options):
     """``target_accept`` for window adaptation; ``max_tree_depth`` caps trajectory doublings."""
-
-    model_config = ConfigDict(extra="forbid")
 
     target_accept: float = Field(0.8, gt=0.0, lt=1.0)
     max_tree_depth: PositiveInt = 10
@@ -58,4 +57,4 @@ def bind(options: NutsOptions, dim: int) -> BoundKernel:
 
 
 SPEC = KernelSpec("nuts", NutsOptions, bind,
-                  "No-U-Turn sampler with window adaptation in warmup (BlackJAX)")
+                  "No-U-Turn sampler with window adaptation in warmup (BlackJAX)", gradient=True)

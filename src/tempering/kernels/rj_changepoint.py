@@ -51,22 +51,21 @@ from typing import NamedTuple
 import jax
 import jax.numpy as jnp
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field, PositiveFloat, PositiveInt
+from pydantic import Field, PositiveFloat, PositiveInt
 
+from tempering.config import Options
 from tempering.errors import UserInputError
 from tempering.kernels.base import BoundKernel, Kernel, KernelSpec, LogDensity, StepInfo
-from tempering.models.base import finite_or_neg_inf
+from tempering.numerics import finite_or_neg_inf
 
 Array = jax.Array
 HEIGHT, POSITION, BIRTH, DEATH = 0, 1, 2, 3
 
 
-class RjChangepointOptions(BaseModel):
+class RjChangepointOptions(Options):
     """``lam``: the Poisson mean that balances birth and death (Green's b_k, d_k; exact for any
     value, efficient at the model's λ); ``c_max``: the cap on b_k + d_k; ``height_step``: w of the
     log-height move U(−w, w); ``moves``: Green moves per step (each one evaluation)."""
-
-    model_config = ConfigDict(extra="forbid")
 
     moves: PositiveInt = 10
     lam: PositiveFloat = 3.0

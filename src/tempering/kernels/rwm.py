@@ -1,6 +1,7 @@
 """Random-walk Metropolis with a Gaussian proposal θ′ = θ + σ ⊙ ε, ε ~ N(0, I) (BlackJAX ``rmh``).
 
-Seed 000 §4.3 uses σ_m = 0.1 β_m^(−1/2) on rung m; the tempering samplers pass that per rung. One
+Seed 000 §4.3 uses σ_m = 0.1 β_m^(−1/2) on rung m: the spec's ``scale_for_rung``, which the
+tempering samplers apply through :meth:`~tempering.kernels.base.KernelSpec.rung_params`. One
 log-density evaluation per step. Optional dual-averaging adaptation of σ during warmup only.
 """
 
@@ -8,16 +9,16 @@ from __future__ import annotations
 
 import blackjax
 import jax.numpy as jnp
-from pydantic import BaseModel, ConfigDict, Field, PositiveFloat
+import numpy as np
+from pydantic import Field, PositiveFloat
 
+from tempering.config import Options
 from tempering.kernels.base import BoundKernel, Kernel, KernelSpec, LogDensity, StepInfo, as_vector
 from tempering.kernels.step_size import dual_averaging_warmup
 
 
-class RwmOptions(BaseModel):
+class RwmOptions(Options):
     """``step_size``: proposal standard deviation σ (scalar or one per coordinate)."""
-
-    model_config = ConfigDict(extra="forbid")
 
     step_size: PositiveFloat | list[PositiveFloat] = 0.1
     adapt_step_size: bool = False
@@ -50,4 +51,13 @@ def bind(options: RwmOptions, dim: int) -> BoundKernel:
                        warmup if options.adapt_step_size else None)
 
 
-SPEC = KernelSpec("rwm", RwmOptions, bind, "random-walk Metropolis, Gaussian proposal (BlackJAX)")
+def scale_for_rung(params, betas):
+    """σ_m = σ β_m^(−1/2) on rung m (seed 000 §4.3); a prior rung (β = 0) takes the scale of the
+    smallest positive β."""
+    floor = betas[betas > 0].min()
+    scale = jnp.asarray(np.maximum(betas, floor), jnp.float64) ** -0.5
+    return {**params, "step_size": params["step_size"] * scale[:, None]}
+
+
+SPEC = KernelSpec("rwm", RwmOptions, bind, "random-walk Metropolis, Gaussian proposal (BlackJAX)",
+                  scale_for_rung)

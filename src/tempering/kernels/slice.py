@@ -15,15 +15,14 @@ from __future__ import annotations
 
 import jax.numpy as jnp
 from blackjax.mcmc import slice as bj_slice
-from pydantic import BaseModel, ConfigDict, PositiveFloat, PositiveInt
+from pydantic import PositiveFloat, PositiveInt
 
+from tempering.config import Options
 from tempering.kernels.base import BoundKernel, Kernel, KernelSpec, LogDensity, StepInfo, as_vector
 
 
-class SliceOptions(BaseModel):
+class SliceOptions(Options):
     """``width``: initial interval width w (scalar or per coordinate); ``max_steps``: Neal's m."""
-
-    model_config = ConfigDict(extra="forbid")
 
     width: PositiveFloat | list[PositiveFloat] = 1.0
     max_steps: PositiveInt = 10

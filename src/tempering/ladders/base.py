@@ -17,7 +17,8 @@ from typing import NamedTuple
 
 import jax
 
-from tempering.models.base import Model, finite_or_neg_inf
+from tempering.models.base import Model
+from tempering.numerics import finite_or_neg_inf
 
 
 class Rung(NamedTuple):

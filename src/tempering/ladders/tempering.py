@@ -24,7 +24,8 @@ import jax.numpy as jnp
 import numpy as np
 
 from tempering.ladders.base import Ladder, Rung, power_ladder
-from tempering.models.base import Model, finite_or_neg_inf
+from tempering.models.base import Model
+from tempering.numerics import finite_or_neg_inf
 
 View = tuple[jax.Array, ...]
 

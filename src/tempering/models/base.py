@@ -25,13 +25,10 @@ from typing import Any, NamedTuple
 import jax
 import jax.numpy as jnp
 
+from tempering.numerics import finite_or_neg_inf
+
 Array = jax.Array
 PyTree = Any
-
-
-def finite_or_neg_inf(value: Array) -> Array:
-    """Map NaN and ±inf to −inf: numerical trouble is a rejected proposal, never a crash."""
-    return jnp.where(jnp.isfinite(value), value, -jnp.inf)
 
 
 class ParamSpec(NamedTuple):
@@ -129,10 +126,11 @@ class Model:
         return jnp.asarray(self.init_fn(key), dtype=jnp.float64)
 
 
-def split_flat(theta: Array, params: tuple[ParamSpec, ...]) -> dict[str, Array]:
-    """Cut a flat θ into named pieces with each spec's shape (no transform)."""
-    out, start = {}, 0
-    for spec in params:
-        out[spec.name] = theta[start : start + spec.size].reshape(spec.shape)
-        start += spec.size
-    return out
+class ModelSpec(NamedTuple):
+    """A registered model: its name, one line for ``tempering models``, its options class (unknown
+    keys are errors) and ``build(options) -> Model``."""
+
+    name: str
+    summary: str
+    options: type[Any]
+    build: Callable[[Any], Model]

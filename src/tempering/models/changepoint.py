@@ -64,7 +64,7 @@ from pydantic import BaseModel, ConfigDict, Field, PositiveFloat, PositiveInt
 
 from tempering.data import read_numeric_csv
 from tempering.errors import UserInputError
-from tempering.models.base import Model, ParamSpec
+from tempering.models.base import Model, ModelSpec, ParamSpec
 
 Array = jax.Array
 
@@ -250,3 +250,12 @@ def build(options: ChangepointOptions) -> Model:
                              alpha=options.alpha, beta=options.beta,
                              options=options.model_dump() | {"t_min": t_min, "t_max": t_max},
                              attrs={"data_source": options.data})
+
+
+SPEC = ModelSpec(
+    "changepoint",
+    "Poisson-process rate with k change points, coal data (Green 1995; seed 001's RJ "
+    "setting); sample with rj_changepoint",
+    ChangepointOptions,
+    build,
+)

@@ -47,7 +47,7 @@ def _log_marginal(n: np.ndarray, w: np.ndarray, alpha: float, beta: float) -> np
             - (alpha + n) * np.log(beta + w))
 
 
-def exact_posterior(model: Model, nodes_per_gap: int = 8) -> ExactChangepoint:
+def changepoint_exact_posterior(model: Model, nodes_per_gap: int = 8) -> ExactChangepoint:
     """The exact posterior of a :func:`~tempering.models.changepoint.changepoint_model` over k."""
     from tempering.models.changepoint import Prior
 

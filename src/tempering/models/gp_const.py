@@ -30,7 +30,7 @@ from pydantic import (
 from tempering.gp.covariance import se_const
 from tempering.gp.exact_grad import se_log_marginal
 from tempering.gp.structure import GPParts
-from tempering.models.base import Model, ParamSpec
+from tempering.models.base import Model, ModelSpec, ParamSpec
 from tempering.models.gp_regression import read_xy_file
 from tempering.models.options import DataOptions
 
@@ -117,3 +117,11 @@ def build(options: GpConstOptions) -> Model:
         attrs = {"data_source": "synthetic", "theta_true": theta.tolist(), "standardized": False}
     return gp_const_model(x, y, options.kernel, options.c, options=options.model_dump(),
                           attrs=attrs)
+
+
+SPEC = ModelSpec(
+    "gp_const",
+    "GP regression, c² + η² exp(−‖x−x′‖²/ρ²) covariance (seed 002 §5.1)",
+    GpConstOptions,
+    build,
+)

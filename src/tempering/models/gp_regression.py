@@ -24,13 +24,14 @@ import jax.numpy as jnp
 import numpy as np
 from jax.scipy.special import gammaln
 from pydantic import NonNegativeInt, PositiveInt
+from scipy.special import digamma
 
 from tempering.data import read_numeric_csv
 from tempering.errors import UserInputError
 from tempering.gp import se_ard
 from tempering.gp.exact_grad import se_log_marginal
 from tempering.gp.structure import GPParts
-from tempering.models.base import Model, ParamSpec
+from tempering.models.base import Model, ModelSpec, ParamSpec
 from tempering.models.options import DataOptions
 
 LENGTHSCALE_LOGNORMAL = (0.5, 1.0)  # (μ_0, σ_0)
@@ -76,7 +77,7 @@ def gp_regression_model(x: np.ndarray, y: np.ndarray, kernel: str = "ard", *,
                 + _log_gamma_of_log(log_sf, *SIGMA_F_GAMMA)
                 + _log_gamma_of_log(log_sn, *SIGMA_N_GAMMA))
 
-    def kernel(theta, x1, x2):
+    def kernel_fn(theta, x1, x2):
         log_ls, log_sf, _ = unpack(theta)
         return se_ard(x1, x2, jnp.exp(log_ls), jnp.exp(log_sf))
 
@@ -112,8 +113,16 @@ def gp_regression_model(x: np.ndarray, y: np.ndarray, kernel: str = "ard", *,
         init_fn=init,
         options=options or {"kernel": kernel},
         attrs=attrs or {},
-        gp=GPParts(kernel, noise_var),
+        gp=GPParts(kernel_fn, noise_var),
     )
+
+
+def gp_regression_prior_mean(n_lengthscales: int) -> np.ndarray:
+    """E[θ] under the prior, in the sampler's unconstrained coordinates (Eqs. 23–25): E[log ℓ_d]
+    = μ_0 for each length scale, E[log σ_f] = ψ(a_f) − log b_f, E[log σ_n] = ψ(a_n) − log b_n."""
+    log_ls = np.full(n_lengthscales, LENGTHSCALE_LOGNORMAL[0])
+    tail = [float(digamma(a) - np.log(b)) for a, b in (SIGMA_F_GAMMA, SIGMA_N_GAMMA)]
+    return np.concatenate([log_ls, tail])
 
 
 def simulate(n: int, dim: int, kernel: str, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -174,3 +183,11 @@ def build(options: GpRegressionOptions) -> Model:
         attrs = {"data_source": "synthetic", "theta_true": theta_true.tolist(),
                  "standardized": False}
     return gp_regression_model(x, y, options.kernel, options=options.model_dump(), attrs=attrs)
+
+
+SPEC = ModelSpec(
+    "gp_regression",
+    "GP regression hyperparameters, SE-ARD kernel (seed 000 §4.2)",
+    GpRegressionOptions,
+    build,
+)

@@ -22,7 +22,7 @@ from pydantic import (
 
 from tempering.data import read_numeric_csv
 from tempering.errors import UserInputError
-from tempering.models.base import Model, ParamSpec
+from tempering.models.base import Model, ModelSpec, ParamSpec
 from tempering.models.options import DataOptions
 
 LOG_2PI = float(np.log(2 * np.pi))
@@ -97,3 +97,11 @@ def build(options: MixtureOptions) -> Model:
         k, attrs = len(means), {"data_source": "synthetic", "means": means.tolist()}
     return mixture_model(x, k, options.sigma, options.prior_sd,
                          options=options.model_dump() | {"k": k}, attrs=attrs)
+
+
+SPEC = ModelSpec(
+    "mixture",
+    "equal-weight Gaussian mixture, unknown means: K! equal modes",
+    MixtureOptions,
+    build,
+)

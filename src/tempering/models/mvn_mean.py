@@ -19,7 +19,7 @@ from pydantic import (
 
 from tempering.data import read_numeric_csv
 from tempering.errors import UserInputError
-from tempering.models.base import Model, ParamSpec
+from tempering.models.base import Model, ModelSpec, ParamSpec
 from tempering.models.options import DataOptions
 
 LOG_2PI = float(np.log(2 * np.pi))
@@ -148,3 +148,11 @@ def analytic_log_evidence(model: Model, beta: float | jax.Array = 1.0) -> jax.Ar
     return (beta * const - 0.5 * beta * scatter - 0.5 * xbar @ q @ xbar
             - 0.5 * jnp.linalg.slogdet(jnp.eye(dim) + prior_var * q)[1]
             + 0.5 * b @ jnp.linalg.solve(precision, b))
+
+
+SPEC = ModelSpec(
+    "mvn_mean",
+    "mean of a multivariate Gaussian, Gaussian prior (seed 000 §4.1)",
+    MvnMeanOptions,
+    build,
+)

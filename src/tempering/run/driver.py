@@ -14,21 +14,27 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from enum import StrEnum
 from importlib.metadata import version
-from typing import Any, Literal
+from typing import Any
 
 import arviz as az
 import jax
 import jax.numpy as jnp
 import numpy as np
 
-from tempering.algorithms.base import Algorithm
+from tempering.algorithms.base import COMMON_STATS, Algorithm
 from tempering.errors import UserInputError
 from tempering.models.base import Model
 from tempering.run.output import build_inference_data, posterior_dataset
 from tempering.run.progress import sampling_progress
 
-ChainMethod = Literal["vmap", "sequential"]
+
+class ChainMethod(StrEnum):
+    """How chains run: batched with ``vmap``, or one after another (the same draws either way)."""
+
+    VMAP = "vmap"
+    SEQUENTIAL = "sequential"
 
 
 @dataclass
@@ -41,9 +47,22 @@ class RunResult:
 
 
 def _as_key(key: int | jax.Array) -> tuple[jax.Array, Any]:
+    """The key, and how the run file records it: the integer seed, or the key's data and
+    implementation (:func:`key_from_record` turns either back into the key)."""
     if isinstance(key, int | np.integer):
         return jax.random.key(int(key)), int(key)
-    return key, np.asarray(jax.random.key_data(key)).tolist()
+    typed = key if jax.dtypes.issubdtype(key.dtype, jax.dtypes.prng_key) else (
+        jax.random.wrap_key_data(key))  # a legacy uint32 key
+    return typed, {"key_data": np.asarray(jax.random.key_data(typed)).tolist(),
+                   "impl": str(jax.random.key_impl(typed))}
+
+
+def key_from_record(record: Any) -> int | jax.Array:
+    """The seed or key a run file recorded (see :func:`_as_key`)."""
+    if isinstance(record, int | np.integer):
+        return int(record)
+    return jax.random.wrap_key_data(jnp.asarray(record["key_data"], jnp.uint32),
+                                    impl=record["impl"])
 
 
 def _initial_positions(model: Model, init_keys: jax.Array, init: Any, chains: int) -> jax.Array:
@@ -73,7 +92,10 @@ class _Compiled:
     """The chain-batched warmup and chunk functions of one algorithm, compiled ahead of time.
 
     Each is lowered and compiled before it first runs, and the compile time is kept apart
-    (``compile_seconds``), so that wall times — and ESS per second — measure sampling only.
+    (``compile_seconds``), so that wall times — and ESS per second — measure sampling only. One
+    chunk executable serves every chunk: a chunk always has ``length`` slots and runs its first
+    ``count`` (a traced argument; the rest are skipped by ``lax.cond``, whose predicate is shared
+    by the chains), so a last, shorter chunk needs no second compilation.
     """
 
     def __init__(self, algorithm: Algorithm, thin: int):
@@ -82,8 +104,8 @@ class _Compiled:
         self.init = jax.jit(jax.vmap(algorithm.init))
         self._warmup = jax.jit(jax.vmap(algorithm.warmup, in_axes=(0, 0, 0, None)),
                                static_argnums=3)
-        self._chunk_jit = jax.jit(jax.vmap(self._chunk, in_axes=(0, 0, 0, None, None)),
-                                  static_argnums=4)
+        self._chunk_jit = jax.jit(jax.vmap(self._chunk, in_axes=(0, 0, 0, None, None, None)),
+                                  static_argnums=5)
         self._executables: dict[tuple, Any] = {}
         self.compile_seconds = 0.0
 
@@ -95,26 +117,34 @@ class _Compiled:
             self.compile_seconds += time.perf_counter() - t0
         return self._executables[cache_key]
 
-    def prepare(self, warm_key, sample_key, state, params, warmup: int,
-                lengths: set[int]) -> None:
+    def prepare(self, warm_key, sample_key, state, params, warmup: int, length: int) -> None:
         """Compile the warmup and the chunk executables for these shapes before any timing."""
         batch = warm_key.shape[0]
         if warmup > 0:
             self._executable("warmup", self._warmup, (warm_key, state, params), warmup, batch)
-        for length in lengths:
-            self._executable("chunk", self._chunk_jit, (sample_key, state, params,
-                                                        jnp.asarray(0)), length, batch)
+        self._executable("chunk", self._chunk_jit, (sample_key, state, params, jnp.asarray(0),
+                                                    jnp.asarray(length)), length, batch)
 
     def warmup(self, key, state, params, num_steps: int):
         args = (key, state, params)
         return self._executable("warmup", self._warmup, args, num_steps, key.shape[0])(*args)
 
-    def chunk(self, key, state, params, start, length: int):
-        args = (key, state, params, start)
-        return self._executable("chunk", self._chunk_jit, args, length, key.shape[0])(*args)
+    def chunk(self, key, state, params, start: int, count: int, length: int):
+        """Draws ``start`` … ``start + count − 1`` (``count ≤ length``); the records are
+        (chain, count, ...)."""
+        args = (key, state, params, jnp.asarray(start), jnp.asarray(count))
+        state, record = self._executable("chunk", self._chunk_jit, args, length,
+                                         key.shape[0])(*args)
+        return state, jax.tree.map(lambda a: a[:, :count], record)
 
-    def _chunk(self, key, state, params, start, length):
+    def _chunk(self, key, state, params, start, count, length):
         algorithm, thin = self.algorithm, self.thin
+
+        def draw_or_skip(state, slot):
+            shapes = jax.eval_shape(one_draw, state, start)
+            skipped = jax.tree.map(lambda a: jnp.zeros(a.shape, a.dtype), shapes[1])
+            return jax.lax.cond(slot < count, lambda s: one_draw(s, start + slot),
+                                lambda s: (s, skipped), state)
 
         def one_draw(state, draw_index):
             def one_step(carry, j):
@@ -130,18 +160,18 @@ class _Compiled:
                       "acceptance_rate": jnp.mean(infos.acceptance_rate), **last.stats}
             return state, record
 
-        return jax.lax.scan(one_draw, state, start + jnp.arange(length))
+        return jax.lax.scan(draw_or_skip, state, jnp.arange(length))
 
 
-def _batches(chains: int, chain_method: ChainMethod) -> list[slice]:
-    if chain_method == "vmap":
+def _batches(chains: int, chain_method: str) -> list[slice]:
+    if chain_method == ChainMethod.VMAP:
         return [slice(0, chains)]
     return [slice(c, c + 1) for c in range(chains)]
 
 
 def run_chains(model: Model, algorithm: Algorithm, *, key: int | jax.Array, draws: int = 1000,
                chains: int = 4, warmup: int = 500, thin: int = 1, init: Any = None,
-               chain_method: ChainMethod = "vmap", chunk_size: int | None = None,
+               chain_method: ChainMethod | str = ChainMethod.VMAP, chunk_size: int | None = None,
                progress: bool = True, extra_attrs: dict[str, Any] | None = None) -> RunResult:
     """Run ``chains`` chains of ``algorithm`` on ``model``.
 
@@ -168,7 +198,7 @@ def run_chains(model: Model, algorithm: Algorithm, *, key: int | jax.Array, draw
                              ("thin", thin, 1)):
         if int(value) < low:
             raise UserInputError(f"{name} must be at least {low} (got {value})")
-    if chain_method not in ("vmap", "sequential"):
+    if chain_method not in tuple(ChainMethod):
         raise UserInputError(f"chain_method must be vmap or sequential (got {chain_method!r})")
     master, seed_record = _as_key(key)
     chain_keys = jax.vmap(lambda c: jax.random.fold_in(master, c))(jnp.arange(chains))
@@ -177,7 +207,7 @@ def run_chains(model: Model, algorithm: Algorithm, *, key: int | jax.Array, draw
     positions = _initial_positions(model, init_keys, init, chains)
     params = jax.tree.map(lambda p: jnp.broadcast_to(p, (chains, *jnp.shape(p))), algorithm.params)
     compiled = _Compiled(algorithm, int(thin))
-    chunk = int(chunk_size or max(1, -(-draws // 20)))
+    chunk = min(int(chunk_size or max(1, -(-draws // 20))), draws)
     batches = _batches(chains, chain_method)
     take = lambda tree, s: jax.tree.map(lambda a: a[s], tree)
 
@@ -192,7 +222,7 @@ def run_chains(model: Model, algorithm: Algorithm, *, key: int | jax.Array, draw
             state = jax.block_until_ready(compiled.init(init_keys[batch], positions[batch]))
             batch_params = take(params, batch)
             compiled.prepare(warm_keys[batch], sample_keys[batch], state, batch_params,
-                             int(warmup), {min(chunk, draws), draws % chunk or min(chunk, draws)})
+                             int(warmup), chunk)
             t0 = time.perf_counter()
             if warmup > 0:
                 state, batch_params, cost = compiled.warmup(warm_keys[batch], state, batch_params,
@@ -204,8 +234,8 @@ def run_chains(model: Model, algorithm: Algorithm, *, key: int | jax.Array, draw
             pieces, accept_sum, done = [], 0.0, 0
             for start in range(0, draws, chunk):
                 length = min(chunk, draws - start)
-                state, record = compiled.chunk(sample_keys[batch], state, batch_params,
-                                               jnp.asarray(start), length)
+                state, record = compiled.chunk(sample_keys[batch], state, batch_params, start,
+                                               length, chunk)
                 record = jax.tree.map(np.asarray, record)
                 pieces.append(record)
                 done += length
@@ -225,17 +255,21 @@ def run_chains(model: Model, algorithm: Algorithm, *, key: int | jax.Array, draw
     final_state = jax.tree.map(lambda *xs: jnp.concatenate(xs, axis=0), *finals)
     final_params = jax.tree.map(lambda *xs: jnp.concatenate(xs, axis=0), *param_out)
 
-    theta = record.pop("position")
-    rung_axis = theta.ndim == 4  # every rung (PT keep_all_rungs): (chain, draw, ladder, dim)
-    constrain = jax.vmap(model.constrain) if rung_axis else model.constrain
-    constrained = jax.jit(jax.vmap(jax.vmap(constrain)))(jnp.asarray(theta))
+    theta = record.pop("position")  # (chain, draw, *position_dims, dim)
+    constrain = model.constrain
+    for _ in range(2 + len(algorithm.position_dims)):
+        constrain = jax.vmap(constrain)
+    constrained = jax.jit(constrain)(jnp.asarray(theta))
     posterior = posterior_dataset(model, jax.tree.map(np.asarray, constrained),
-                                  rung_axis=rung_axis)
+                                  algorithm.position_dims)
+    options = None if algorithm.options is None else algorithm.options.model_dump()
     attrs = {
         "sampler": algorithm.name, "model": model.name, "model_options": model.options,
-        "sampler_options": algorithm.options, "model_attrs": model.attrs, "seed": seed_record,
+        "sampler_options": options, "sampler_facts": dict(algorithm.facts),
+        "model_attrs": model.attrs, "seed": seed_record,
+        "init": None if init is None else np.asarray(init, dtype=float).tolist(),
         "chains": chains, "draws": draws, "warmup": warmup, "thin": thin,
-        "chain_method": chain_method, "wall_seconds_warmup": warm_seconds,
+        "chain_method": str(chain_method), "wall_seconds_warmup": warm_seconds,
         "wall_seconds_compile": compiled.compile_seconds,
         "wall_seconds_sampling": sample_seconds, "cost_total": float(np.sum(record["cost"])),
         "cost_warmup": float(np.sum(warm_cost)), "n_data": model.n_data, "alpha": model.alpha,
@@ -243,13 +277,13 @@ def run_chains(model: Model, algorithm: Algorithm, *, key: int | jax.Array, draw
         "versions": _versions(), "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
         **(extra_attrs or {}),
     }
-    idata = build_inference_data(posterior, record, attrs)
+    idata = build_inference_data(posterior, record, COMMON_STATS + algorithm.stats, attrs)
     return RunResult(idata, final_state, final_params)
 
 
 def sample(model: Model, algorithm: Algorithm, *, key: int | jax.Array, draws: int = 1000,
            chains: int = 4, warmup: int = 500, thin: int = 1, init: Any = None,
-           chain_method: ChainMethod = "vmap", chunk_size: int | None = None,
+           chain_method: ChainMethod | str = ChainMethod.VMAP, chunk_size: int | None = None,
            progress: bool = True) -> az.InferenceData:
     """Sample ``model`` with ``algorithm``; see :func:`run_chains` for the arguments.
 

@@ -4,7 +4,8 @@
 ``sample_stats``) rather than ``arviz.from_dict``, whose signature changes in ArviZ 1.x; reading
 and writing go through :func:`save_run` and :func:`load_run` only, so the move to ArviZ 1.x
 (``xarray.DataTree``) touches this file alone. Run attributes live on the ``posterior`` group
-(NetCDF attributes are strings and numbers; nested values are stored as JSON strings).
+(NetCDF attributes are strings and numbers; nested values are stored as JSON strings; ``None`` is
+not stored). Each ``sample_stats`` variable carries the one-line ``meaning`` its sampler declares.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import arviz as az
 import numpy as np
 import xarray as xr
 
+from tempering.algorithms.base import Stat
 from tempering.errors import UserInputError
 from tempering.models.base import Model
 
@@ -29,23 +31,15 @@ def _attr_value(value: Any) -> Any:
     return json.dumps(value, default=lambda v: np.asarray(v).tolist())
 
 
-RUNG_STATS = ("rung", "log_tempered", "log_weight")
-
-
 def posterior_dataset(model: Model, draws: dict[str, np.ndarray],
-                      rung_axis: bool = False) -> xr.Dataset:
-    """Constrained draws {name: (chain, draw, *shape)} as a Dataset with named dims.
-
-    With ``rung_axis`` the draws are (chain, draw, ladder, *shape): every rung's draw of a
-    tempering run (PT with ``keep_all_rungs``), ladder position 0 the target; ``sample_stats`` then
-    holds ``rung`` (the rung index of each ladder position), ``log_tempered`` and ``log_weight``
-    with the same (chain, draw, ladder) dims. (The dimension is not called ``rung``: a variable
-    may not share its name with a dimension.)
-    """
+                      position_dims: tuple[str, ...] = ()) -> xr.Dataset:
+    """Constrained draws {name: (chain, draw, *position_dims, *shape)} as a Dataset with named
+    dims: ``chain``, ``draw``, the algorithm's declared ``position_dims`` (e.g. ``ladder`` for every
+    rung's draw of PT with ``keep_all_rungs``, position 0 the target) and each variable's own."""
     variables = {}
     for spec in model.params:
         values = np.asarray(draws[spec.name])
-        dims = ["chain", "draw"] + (["ladder"] if rung_axis else []) + [
+        dims = ["chain", "draw", *position_dims] + [
             f"{spec.name}_dim" if len(spec.shape) == 1 else f"{spec.name}_dim_{i}"
             for i in range(len(spec.shape))]
         variables[spec.name] = (dims, values)
@@ -54,19 +48,39 @@ def posterior_dataset(model: Model, draws: dict[str, np.ndarray],
     return xr.Dataset(variables, coords=coords)
 
 
-def build_inference_data(posterior: xr.Dataset, stats: dict[str, np.ndarray],
-                         attrs: dict[str, Any]) -> az.InferenceData:
-    """Assemble ``posterior`` + ``sample_stats`` (per-draw arrays (chain, draw, ...)) and attrs."""
-    coords = {"chain": posterior["chain"].values, "draw": posterior["draw"].values}
-    stat_vars = {}
+def stats_dataset(stats: dict[str, np.ndarray], declared: tuple[Stat, ...],
+                  coords: dict[str, np.ndarray]) -> xr.Dataset:
+    """Per-draw statistics (chain, draw, *dims) with the dims and meaning each :class:`Stat`
+    declares.
+
+    Raises
+    ------
+    RuntimeError
+        A statistic written without a declaration, a declared one missing, or one whose array
+        does not have its declared number of dims (an algorithm breaking its own contract).
+    """
+    by_name = {stat.name: stat for stat in declared}
+    if set(stats) != set(by_name):
+        raise RuntimeError(f"statistics written {sorted(stats)} differ from those declared "
+                           f"{sorted(by_name)}")
+    variables = {}
     for name, values in stats.items():
-        values = np.asarray(values)
-        dims = ["chain", "draw"] + [f"{name}_dim_{i}" for i in range(values.ndim - 2)]
-        if name in RUNG_STATS and "ladder" in posterior.dims and values.ndim == 3:
-            dims[2] = "ladder"
-        stat_vars[name] = (dims, values)
-    sample_stats = xr.Dataset(stat_vars, coords=coords)
-    posterior = posterior.assign_attrs({k: _attr_value(v) for k, v in attrs.items()})
+        values, stat = np.asarray(values), by_name[name]
+        if values.ndim != 2 + len(stat.dims):
+            raise RuntimeError(f"statistic {name} has shape {values.shape}, declared (chain, "
+                               f"draw{''.join(', ' + d for d in stat.dims)})")
+        variables[name] = xr.Variable(("chain", "draw", *stat.dims), values,
+                                      attrs={"meaning": stat.meaning})
+    return xr.Dataset(variables, coords=coords)
+
+
+def build_inference_data(posterior: xr.Dataset, stats: dict[str, np.ndarray],
+                         declared: tuple[Stat, ...], attrs: dict[str, Any]) -> az.InferenceData:
+    """Assemble ``posterior`` + ``sample_stats`` (declared per-draw statistics) and run attrs."""
+    coords = {"chain": posterior["chain"].values, "draw": posterior["draw"].values}
+    sample_stats = stats_dataset(stats, declared, coords)
+    posterior = posterior.assign_attrs({k: _attr_value(v) for k, v in attrs.items()
+                                        if v is not None})
     sample_stats = sample_stats.assign_attrs(posterior.attrs)
     return az.InferenceData(posterior=posterior, sample_stats=sample_stats)
 
@@ -122,7 +136,7 @@ def load_run(path: str | Path) -> az.InferenceData:
 
 def run_attr(idata: az.InferenceData, name: str, default: Any = None) -> Any:
     """A run attribute, decoding JSON-encoded values."""
-    value = idata.posterior.attrs.get(name, default)
+    value = idata["posterior"].attrs.get(name, default)
     if isinstance(value, str) and value[:1] in "[{":
         try:
             return json.loads(value)

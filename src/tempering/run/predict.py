@@ -20,6 +20,7 @@ from typing import NamedTuple
 
 import arviz as az
 import jax
+import jax.numpy as jnp
 import numpy as np
 
 from tempering.data import read_numeric_csv
@@ -73,7 +74,7 @@ def model_from_run(idata: az.InferenceData, source: str | Path) -> Model:
 
 def posterior_theta(model: Model, idata: az.InferenceData, max_draws: int) -> np.ndarray:
     """The run's draws as unconstrained θ (S, dim), thinned evenly to at most ``max_draws``."""
-    posterior = idata.posterior
+    posterior = idata["posterior"]
     pieces = []
     for spec in model.params:
         if spec.name not in posterior:
@@ -124,7 +125,8 @@ def predict_run(run: str | Path, x_path: str | Path, max_draws: int = 500) -> Pr
     scaled = x_new
     if attrs.get("standardized") and "x_mean" in attrs:
         scaled = (x_new - np.asarray(attrs["x_mean"])) / np.asarray(attrs["x_sd"])
-    moments = posterior_predictive(model.gp, theta, model.data["x"], model.data["y"], scaled)
+    moments = posterior_predictive(model.gp, jnp.asarray(theta), model.data["x"], model.data["y"],
+                                   jnp.asarray(scaled))
     mean, var = np.asarray(moments.mean), np.asarray(moments.var)
     if not (np.all(np.isfinite(mean)) and np.all(np.isfinite(var)) and np.all(var > 0)):
         raise UserInputError(f"{run}: predictions are not finite (a draw's covariance could not "

@@ -2,7 +2,9 @@
 importance-tempering estimates and log-evidence estimates (seed 001).
 
 Such a run holds, per draw, ``sample_stats.rung`` (0 = the target), ``sample_stats.log_weight``
-((1 − k) U) and ``sample_stats.log_tempered`` (U); ``posterior`` holds the draws as run —
+((1 − k) U) and ``sample_stats.log_tempered`` (U) (declared by
+:func:`tempering.algorithms.base.rung_weight_stats`), and the ladder's β in the run's
+``sampler_facts``; ``posterior`` holds the draws as run —
 (chain, draw, *shape) for ST, (chain, draw, ladder, *shape) for PT. Parameters are summarised by
 the chosen combination of per-rung importance estimators (:mod:`importance`): weighted mean and sd,
 the delta-method MCSE of the mean (weights and autocorrelation), ``ess_bulk`` = (sd / MCSE)², the
@@ -18,15 +20,14 @@ from typing import Any
 import arviz as az
 import numpy as np
 
-from tempering.diagnostics.evidence import log_evidence
-from tempering.diagnostics.importance import Weights, importance_tempering, weighted_moments
+from tempering.algorithms.base import LOG_TEMPERED, LOG_WEIGHT, RUNG
+from tempering.estimators import Weights, importance_tempering, log_evidence, weighted_moments
 from tempering.run.output import run_attr
 
 
 def has_rungs(idata: az.InferenceData) -> bool:
     """Whether the run kept every rung's draws with their importance weights."""
-    stats = idata.sample_stats
-    return "rung" in stats and "log_weight" in stats and "log_tempered" in stats
+    return all(name in idata["sample_stats"] for name in (RUNG, LOG_WEIGHT, LOG_TEMPERED))
 
 
 def _with_slot(values: np.ndarray, slotted: bool) -> np.ndarray:
@@ -43,7 +44,7 @@ def _scalar_components(posterior, slotted: bool) -> dict[str, np.ndarray]:
         if not shape:
             out[name] = values
             continue
-        flat = values.reshape(values.shape[:3] + (-1,))
+        flat = values.reshape(*values.shape[:3], -1)
         for i in range(flat.shape[3]):
             index = np.unravel_index(i, shape)
             out[f"{name}[{','.join(str(j) for j in index)}]"] = flat[..., i]
@@ -52,20 +53,21 @@ def _scalar_components(posterior, slotted: bool) -> dict[str, np.ndarray]:
 
 def it_summary(idata: az.InferenceData, weights: Weights = "optimal") -> dict[str, Any]:
     """``params`` rows, the ``it`` block and the ``evidence`` block of a run with rungs."""
-    stats = idata.sample_stats
-    slotted = "ladder" in idata.posterior.dims
-    rung = _with_slot(np.asarray(stats["rung"].values), slotted)
-    log_w = _with_slot(np.asarray(stats["log_weight"].values, dtype=float), slotted)
-    energy = _with_slot(np.asarray(stats["log_tempered"].values, dtype=float), slotted)
+    stats = idata["sample_stats"]
+    slotted = "ladder" in idata["posterior"].dims
+    rung = _with_slot(np.asarray(stats[RUNG].values), slotted)
+    log_w = _with_slot(np.asarray(stats[LOG_WEIGHT].values, dtype=float), slotted)
+    energy = _with_slot(np.asarray(stats[LOG_TEMPERED].values, dtype=float), slotted)
     options = run_attr(idata, "sampler_options", {}) or {}
-    betas = np.asarray(options["betas"], dtype=float)
+    facts = run_attr(idata, "sampler_facts", {}) or {}
+    betas = np.asarray(facts["betas"] if "betas" in facts else options["betas"], dtype=float)
     m = betas.shape[0]
 
     it = importance_tempering(log_w, rung, m)
     lam = it.lambdas[weights]
     ess_is = it.ess_of(weights)
     params = {}
-    for name, values in _scalar_components(idata.posterior, slotted).items():
+    for name, values in _scalar_components(idata["posterior"], slotted).items():
         moments = weighted_moments(values, log_w, rung, lam)
         ess = (moments.sd / moments.mcse_mean) ** 2 if moments.mcse_mean > 0 else float("nan")
         params[name] = {"mean": moments.mean, "sd": moments.sd, "ess_bulk": float(ess),

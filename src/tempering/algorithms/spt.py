@@ -1,0 +1,41 @@
+"""Subsampled parallel tempering, SPT (seed 000 §3.1, Algorithm 1): parallel tempering whose
+rung m is the posterior given a subset X_m of N_m = round(β_m N) data points, h_m(θ) = log p(θ) +
+log p(X_m | θ) (Eq. 9), at cost (N_m/N)^α per evaluation (Eq. 10). The subsets are drawn when a
+chain starts and kept (``redraw=False``): each chain runs exact PT on a fixed ladder. The
+algorithm is :func:`tempering.algorithms.pt.parallel_tempering`; this module only picks the ladder.
+"""
+
+from __future__ import annotations
+
+from pydantic import field_validator
+
+from tempering.algorithms.base import Algorithm
+from tempering.algorithms.cost_model import pt_predicted_cost
+from tempering.algorithms.options import SubsetOptions
+from tempering.algorithms.pt import PT_STATS, PTOptions, build_over, swap_lines, swap_summary
+from tempering.algorithms.spec import SamplerSpec
+from tempering.ladders import subset_tempering_ladder
+from tempering.models.base import Model
+
+
+class SPTOptions(PTOptions, SubsetOptions):
+    """PT's options over a subset ladder; ``keep_all_rungs`` is refused (no power weights)."""
+
+    @field_validator("keep_all_rungs")
+    @classmethod
+    def _power_only(cls, value: bool) -> bool:
+        if value:
+            raise ValueError("only pt keeps every rung (subset rungs have no power weights)")
+        return value
+
+
+def build(model: Model, options: SPTOptions) -> Algorithm:
+    ladder = subset_tempering_ladder(model, options.betas(), subsets=options.subsets,
+                                     redraw=False)
+    return build_over(model, options, ladder, keep_all_rungs=None)
+
+
+SPEC = SamplerSpec(
+    "spt", "subsampled parallel tempering, subsets fixed per chain (seed 000); also takes the "
+    "inner kernel's options", SPTOptions, build, PT_STATS, swap_summary, swap_lines,
+    predicted_cost=pt_predicted_cost)

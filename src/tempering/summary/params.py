@@ -1,0 +1,71 @@
+"""Per-parameter rows of a run summary: mean, sd, ArviZ's bulk/tail ESS, rank R-hat and MCSE, and
+the seed papers' Gelman–Rubin R-hat and between-chain ESS."""
+
+from __future__ import annotations
+
+import warnings
+
+import arviz as az
+import numpy as np
+
+from tempering.estimators import ess_between_chain, gelman_rubin
+
+
+def scalar_series(posterior) -> dict[str, np.ndarray]:
+    """Every scalar component as a (chain, draw) array, vector components named ``name[i]``."""
+    out = {}
+    for name, var in posterior.data_vars.items():
+        values = np.asarray(var.values)
+        if values.ndim == 2:
+            out[name] = values
+        else:
+            flat = values.reshape(values.shape[0], values.shape[1], -1)
+            for i in range(flat.shape[2]):
+                index = np.unravel_index(i, values.shape[2:])
+                out[f"{name}[{','.join(str(j) for j in index)}]"] = flat[:, :, i]
+    return out
+
+
+def _diagnostic(fn, values: np.ndarray, **kwargs) -> float:
+    """An ArviZ diagnostic of a (chain, draw) array; NaN where it is undefined (under 4 draws).
+
+    With one chain, ArviZ warns that it cannot validate the shape; the value is still defined
+    (split-chain R-hat and ESS), so the warning is silenced rather than shown to the user.
+    """
+    if values.shape[1] < 4:
+        return float("nan")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        return float(fn(values, **kwargs))
+
+
+def param_row(values: np.ndarray) -> dict[str, float]:
+    """Mean, sd and diagnostics of one (chain, draw) series, and the share of draws defining it.
+
+    A component that is NaN in some draws — an unused slot of a variable-dimension model, such as
+    a change point beyond k (:mod:`tempering.models.changepoint`) — gets its mean and sd over the
+    draws where it is defined (``defined`` < 1) and no ESS, R-hat or MCSE: those need a series
+    with every draw.
+    """
+    defined = ~np.isnan(values)
+    share = float(np.mean(defined))
+    if share < 1.0:
+        picked = values[defined]
+        nan = float("nan")
+        return {"mean": float(np.mean(picked)) if picked.size else nan,
+                "sd": float(np.std(picked, ddof=1)) if picked.size > 1 else nan,
+                "ess_bulk": nan, "ess_tail": nan, "rhat": nan, "mcse_mean": nan,
+                "rhat_gr": nan, "ess_gr": nan, "defined": share}
+    multi_chain = values.shape[0] >= 2
+    gr = gelman_rubin(values) if multi_chain else None
+    return {
+        "mean": float(np.mean(values)),
+        "sd": float(np.std(values, ddof=1)),
+        "ess_bulk": _diagnostic(az.ess, values, method="bulk"),
+        "ess_tail": _diagnostic(az.ess, values, method="tail"),
+        "rhat": _diagnostic(az.rhat, values, method="rank"),
+        "mcse_mean": _diagnostic(az.mcse, values, method="mean"),
+        "rhat_gr": float(gr.rhat) if gr else float("nan"),
+        "ess_gr": float(ess_between_chain(values)) if multi_chain else float("nan"),
+        "defined": share,
+    }
