@@ -17,14 +17,13 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 import numpy as np
-from conftest import z_mean
+from support import z_mean
 
 from tempering import get_model
 from tempering.models.base import Model
 
 N, DATA_SEED = 30, 0
 CHAINS, DRAWS, BURN_IN = 4, 1500, 200
-Z_BOUND = 4.0  # |z| over ~12 scores; P(|N(0,1)| > 4) ≈ 6e-5
 
 
 def grid_model() -> Model:

@@ -9,7 +9,8 @@
   p(θ | events), then fresh events, … — θ's draws must follow the prior; the Jacobian-omitted
   kernel must fail.
 - Posterior on the coal data against the exact answer of
-  :func:`~tempering.models.changepoint_exact.exact_posterior` (quadrature over positions with the
+  :func:`~tempering.models.changepoint_exact.changepoint_exact_posterior` (quadrature over
+  positions with the
   heights integrated out), and the published figures: change point near 1890, rates about 3.1 and
   0.9 a year.
 - The command line: ``tempering sample --model changepoint --sampler rj_changepoint`` and
@@ -28,8 +29,8 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 from cli_helpers import run_cli
-from conftest import z_mean
 from scipy.special import digamma
+from support import Z_BOUND, cases, check_geweke, geweke_records, geweke_z_scores, z_mean
 
 from tempering.errors import UserInputError
 from tempering.kernels import KERNELS
@@ -47,10 +48,7 @@ from tempering.models.changepoint import (
     poisson_log_lik,
     sample_prior,
 )
-from tempering.models.changepoint_exact import exact_posterior
-
-Z_BOUND = 4.0
-
+from tempering.models.changepoint_exact import changepoint_exact_posterior
 
 # --------------------------------------------------------------------------- broken variants
 
@@ -88,11 +86,6 @@ def numpy_prior_draws(seed: int, n: int, prior: Prior) -> jnp.ndarray:
         row[1:1 + k] = np.sort(rng.uniform(size=2 * k + 1))[1::2]
         row[1 + K:2 + K + k] = np.log(rng.gamma(prior.alpha, 1.0 / prior.beta, size=k + 1))
     return jnp.asarray(theta)
-
-
-def _summaries(theta, k_max):
-    """Per draw: k, u_1 1{k ≥ 1}, h_0 = exp(η_0) (rescaled units)."""
-    return jnp.stack([theta[0], theta[1], jnp.exp(theta[1 + k_max])])
 
 
 # --------------------------------------------------------------------------- coal model chains
@@ -207,55 +200,44 @@ def simulate_events(key, theta, k_max: int, cap: int):
     return jnp.where(valid, times, 0.5), valid.astype(jnp.float64)
 
 
-@functools.lru_cache
-def geweke_draws() -> np.ndarray:
-    """(variant 0 = correct / 1 = Jacobian omitted, chain, iteration, 3) summaries."""
+def geweke_iteration(variant, key, theta):
+    """Fresh events given θ, then G_MOVES moves of the RJ kernel (variant = index into VARIANTS)
+    on p(θ | events); records 1{k = j} − P(k = j) (j < K), log h_0 − E[log h_0] = log h_0 −
+    (ψ(α) − log β) and u_1 1{k ≥ 1} − Σ_{k≥1} p(k)/(k + 1), all mean 0 under the prior."""
     K = G_PRIOR.k_max
-    inits = numpy_prior_draws(21, G_CHAINS, G_PRIOR)
-
-    def chain(variant, key, theta):
-        def iteration(theta, key):
-            k_data, k_moves = jax.random.split(key)
-            times, weights = simulate_events(k_data, theta, K, G_CAP)
-
-            def log_post(t):
-                return log_prior(t, G_PRIOR) + poisson_log_lik(t, times, K, weights)
-
-            kernel = make(log_post, K, 0.5, G_PRIOR.lam, log_ratio_fn=_variant_ratio(variant))
-
-            def move(state, step_key):
-                return kernel.step(step_key, state)[0], None
-
-            state, _ = jax.lax.scan(move, kernel.init(theta), jax.random.split(k_moves, G_MOVES))
-            return state.position, _summaries(state.position, K)
-
-        return jax.lax.scan(iteration, theta, jax.random.split(key, G_ITERATIONS))[1]
-
-    run = jax.jit(jax.vmap(jax.vmap(chain, in_axes=(None, 0, 0)), in_axes=(0, 0, None)))
-    keys = jax.random.split(jax.random.key(22), (2, G_CHAINS))
-    return np.asarray(run(jnp.arange(2), keys, inits))
-
-
-def geweke_z_scores(draws: np.ndarray) -> dict[str, float]:
-    """z of P(k = j), E[log h_0] = ψ(α) − log β and E[u_1 1{k≥1}] under the prior."""
     p_k = np.exp(G_PRIOR.log_prob_k())
-    k = draws[..., 0]
-    scores = {f"P(k={j})": z_mean((k == j).astype(float), p_k[j]) for j in range(G_PRIOR.k_max)}
-    scores["E log h0"] = z_mean(np.log(draws[..., 2]),
-                                digamma(G_PRIOR.alpha) - np.log(G_PRIOR.beta))
-    first = np.sum(p_k[1:] / (np.arange(1, G_PRIOR.k_max + 1) + 1.0))
-    scores["E u1 1{k>=1}"] = z_mean(draws[..., 1], first)
-    return scores
+    first = float(np.sum(p_k[1:] / (np.arange(1, K + 1) + 1.0)))
+    k_data, k_moves = jax.random.split(key)
+    times, weights = simulate_events(k_data, theta, K, G_CAP)
+
+    def log_post(t):
+        return log_prior(t, G_PRIOR) + poisson_log_lik(t, times, K, weights)
+
+    kernel = make(log_post, K, 0.5, G_PRIOR.lam, log_ratio_fn=_variant_ratio(variant))
+    state, _ = jax.lax.scan(lambda s, k: (kernel.step(k, s)[0], None), kernel.init(theta),
+                            jax.random.split(k_moves, G_MOVES))
+    t = state.position
+    record = jnp.concatenate([
+        (t[0] == jnp.arange(K)) - jnp.asarray(p_k[:K]),
+        jnp.stack([t[1 + K] - (digamma(G_PRIOR.alpha) - np.log(G_PRIOR.beta)), t[1] - first]),
+    ])
+    return t, record
 
 
-def test_geweke_correct_kernel():
-    scores = geweke_z_scores(geweke_draws()[0])
-    assert max(abs(z) for z in scores.values()) < Z_BOUND, scores
+GEWEKE_CASES = cases(correct={"correct": 0}, broken={"jacobian omitted": 1})
 
 
-def test_geweke_catches_omitted_jacobian():
-    scores = geweke_z_scores(geweke_draws()[1])
-    assert max(abs(z) for z in scores.values()) > Z_BOUND, scores
+@functools.lru_cache
+def geweke_records_by_variant() -> np.ndarray:
+    """(variant, chain, iteration, record) for the correct and the Jacobian-omitted kernel, in one
+    compiled program."""
+    return geweke_records(lambda key, variant: sample_prior(key, G_PRIOR), geweke_iteration,
+                          chains=G_CHAINS, iterations=G_ITERATIONS, seed=22, variants=2)
+
+
+@pytest.mark.parametrize("case", GEWEKE_CASES, ids=lambda c: c.name)
+def test_geweke(case):
+    check_geweke(case, geweke_z_scores(geweke_records_by_variant()[case.build]))
 
 
 def test_simulated_events_follow_the_rate():
@@ -275,7 +257,7 @@ def test_simulated_events_follow_the_rate():
 
 @functools.lru_cache
 def coal_exact():
-    return exact_posterior(get_model("changepoint"))
+    return changepoint_exact_posterior(get_model("changepoint"))
 
 
 def test_coal_posterior_matches_exact_answer():
@@ -312,7 +294,7 @@ def test_coal_posterior_published_figures():
 
 def test_exact_posterior_converged_in_quadrature():
     model = get_model("changepoint")
-    coarse, fine = exact_posterior(model, 4), coal_exact()
+    coarse, fine = changepoint_exact_posterior(model, 4), coal_exact()
     np.testing.assert_allclose(coarse.prob_k, fine.prob_k, atol=5e-4)
     assert coarse.position_given_1 == pytest.approx(fine.position_given_1, abs=1e-3)
 
@@ -384,7 +366,7 @@ def test_move_probabilities_follow_green():
 
 
 def test_bind_rejects_other_layouts():
-    spec = KERNELS["rj_changepoint"]
+    spec = KERNELS.get("rj_changepoint")
     with pytest.raises(UserInputError, match="changepoint"):
         spec.bind(spec.options(), 5)
     bound = spec.bind(spec.options(), 22)
@@ -474,20 +456,19 @@ def test_rj_kernel_inside_parallel_tempering_matches_exact_answer():
     rj_changepoint on every rung (rung m's density log p(θ) + β_m log p(t | θ)); the cold chain's
     P(k | t) must match the exact answer."""
     from tempering.algorithms.pt import parallel_tempering
-    from tempering.algorithms.tempering_options import rung_params
     from tempering.ladders import geometric_betas, power_tempering_ladder
     from tempering.run.driver import run_chains
 
     model = get_model("changepoint")
     betas = geometric_betas(4, 0.1)
-    spec = KERNELS["rj_changepoint"]
+    spec = KERNELS.get("rj_changepoint")
     bound = spec.bind(spec.options(moves=5), model.dim)
     algorithm = parallel_tempering(power_tempering_ladder(model, betas), bound,
-                                   rung_params(bound, spec.name, betas), name="pt", options={})
+                                   spec.rung_params(bound, betas))
     idata = run_chains(model, algorithm, key=7, draws=5000, chains=4, warmup=500,
                        progress=False).idata
     k = idata.posterior["k"].values
-    exact = exact_posterior(model)
+    exact = changepoint_exact_posterior(model)
     scores = {j: z_mean((k == j).astype(float), exact.prob_k[j]) for j in range(1, 8)}
     assert max(abs(z) for z in scores.values()) < Z_BOUND, scores
     swap = np.asarray(idata.sample_stats["swap_accept_prob"].values).mean(axis=(0, 1))

@@ -185,12 +185,12 @@ def test_bad_input_is_one_line_exit_2(tmp_path, capsys, case):
 
 
 def test_output_path_is_checked_before_any_sampling(tmp_path, capsys, monkeypatch):
-    import tempering.run.driver
+    import tempering.run.files
 
     def no_sampling(*args, **kwargs):
         raise AssertionError("sampled although the output path cannot be written")
 
-    monkeypatch.setattr(tempering.run.driver, "run_chains", no_sampling)
+    monkeypatch.setattr(tempering.run.files, "run_chains", no_sampling)
     code, _, err = run_cli(sample_args(tmp_path / "missing_dir" / "run.nc", *SMALL_MVN), capsys)
     assert code == 2
     assert err.startswith("tempering: error: output directory does not exist")
@@ -352,10 +352,10 @@ def test_models_lists_names_options_defaults(capsys, monkeypatch):
     monkeypatch.setenv("COLUMNS", "200")
     code, out, err = run_cli(["models"], capsys)
     assert code == 0, err
-    assert {"mvn_mean", "gp_regression", "gp_const", "mixture"} <= set(MODELS)
-    for name, entry in MODELS.items():
-        assert name in out
-        for line in _option_lines(entry.options):
+    assert {"mvn_mean", "gp_regression", "gp_const", "mixture"} <= set(MODELS.names())
+    for spec in MODELS:
+        assert spec.name in out
+        for line in _option_lines(spec.options):
             assert line in out
     assert "n = None  [int > 0 | None]" in out
     assert "kernel = 'ard'  ['ard' | 'iso']" in out
@@ -367,9 +367,9 @@ def test_samplers_lists_names_options_defaults(capsys, monkeypatch):
     monkeypatch.setenv("COLUMNS", "200")
     code, out, err = run_cli(["samplers"], capsys)
     assert code == 0, err
-    assert {"rwm", "hmc", "nuts", "slice", "pt", "spt", "tt", "stt"} <= set(SAMPLERS)
-    for name, entry in SAMPLERS.items():
-        assert name in out
-        for line in _option_lines(entry.options):
+    assert {"rwm", "hmc", "nuts", "slice", "pt", "spt", "tt", "stt"} <= set(SAMPLERS.names())
+    for spec in SAMPLERS:
+        assert spec.name in out
+        for line in _option_lines(spec.options):
             assert line in out
     assert "step_size = 0.1  [float > 0 | list[float > 0]]" in out

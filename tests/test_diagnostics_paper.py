@@ -1,4 +1,4 @@
-"""Tests for tempering.diagnostics.paper against hand-computed values.
+"""Tests for tempering.estimators.paper against hand-computed values.
 
 The module is loaded from its file path so that these tests do not import the ``tempering`` package
 (whose ``__init__`` pulls in JAX and the rest of the library).
@@ -14,8 +14,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-_PAPER_PATH = Path(__file__).resolve().parents[1] / "src" / "tempering" / "diagnostics" / "paper.py"
-_spec = importlib.util.spec_from_file_location("_tempering_diagnostics_paper", _PAPER_PATH)
+_PAPER_PATH = Path(__file__).resolve().parents[1] / "src" / "tempering" / "estimators" / "paper.py"
+_spec = importlib.util.spec_from_file_location("_tempering_estimators_paper", _PAPER_PATH)
 assert _spec is not None and _spec.loader is not None
 paper = importlib.util.module_from_spec(_spec)
 sys.modules[_spec.name] = paper

@@ -31,7 +31,7 @@ R, S, CHAINS, DRAWS = 4, 1, 2, 300
 def runs():
     model = grid_model()
     approx = approximate_rung(model, "sod", draw_subset(0, model.n_data, 20), 1e-8)
-    spec = KERNELS["slice"]
+    spec = KERNELS.get("slice")
     bound = spec.bind(spec.options(), model.dim)
     out = {}
     for cache in (True, False):

@@ -36,7 +36,7 @@ def test_discretizing_run_records_counts(dc_run):
     assert ((stats["n_pi_evals"] + stats["cache_hits"]) == 2).all()  # r = 2 moves each
     options = run_attr(idata, "sampler_options")
     assert options["m"] == 10 and options["r"] == 2 and options["inner"] == "slice"
-    assert options["approx_cost"] == pytest.approx((10 / 40) ** 3)
+    assert run_attr(idata, "sampler_facts")["approx_cost"] == pytest.approx((10 / 40) ** 3)
     cost = stats["n_pi_evals"] + stats["n_approx_evals"] * (10 / 40) ** 3
     assert float(abs(stats["cost"] - cost).max()) < 1e-9
 
@@ -69,9 +69,10 @@ def test_tt_approx_from_the_cli(tmp_path, capsys):
                             "--out", out], capsys)
     assert code == 0, err
     idata = load_run(out)
-    options = run_attr(idata, "sampler_options")
-    assert options["sizes"] == [40, 20, 10]
-    assert options["rung_costs"] == pytest.approx([1.0, 0.25, 0.0625])
+    facts = run_attr(idata, "sampler_facts")  # the ladder's sizes, rung 0 = all n = 40 points
+    assert facts["sizes"] == [40, 20, 10]
+    assert facts["rung_costs"] == pytest.approx([1.0, 0.25, 0.0625])
+    assert run_attr(idata, "sampler_options")["sizes"] == [20, 10]  # the option, as given
     assert "tt_accept_prob" in idata.sample_stats
     code, stdout, err = run_cli(["summary", out], capsys)
     assert code == 0 and "tempered-transition acceptance" in stdout

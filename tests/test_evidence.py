@@ -8,15 +8,14 @@ import jax
 import numpy as np
 import pytest
 from scipy.stats import multivariate_normal
+from support import Z_BOUND
 
 from tempering import get_model, run_chains
 from tempering.algorithms import get_sampler
-from tempering.diagnostics import summarize
-from tempering.diagnostics.evidence import log_evidence
+from tempering.estimators import log_evidence
 from tempering.ladders import ladder_betas
 from tempering.models.mvn_mean import analytic_log_evidence, analytic_posterior
-
-Z_BOUND = 4.0
+from tempering.summary import summarize
 
 
 @pytest.fixture(scope="module")
@@ -123,5 +122,5 @@ def test_st_with_a_prior_rung_estimates_the_log_evidence(small):
     # the prior rung, where it cannot be read off the cached density
     cost = result.idata.sample_stats["cost"].values
     rung = result.idata.sample_stats["rung"].values
-    at_prior = rung[:, :-1] == len(algorithm.options["betas"]) - 1
+    at_prior = rung[:, :-1] == len(algorithm.facts["betas"]) - 1
     np.testing.assert_array_equal(cost[:, 1:], 1.0 + at_prior)

@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 from scipy import integrate, stats
 
-from tempering.experiments import get_experiment
+from tempering.experiments import EXPERIMENTS
 from tempering.experiments.gsk2010 import (
     Settings,
     mixture_cdf,
@@ -82,7 +82,7 @@ def _read(path):
 
 @pytest.mark.slow  # ~55 s: the whole reproduction pipeline; make test-slow runs it
 def test_tiny_end_to_end_run_writes_tables(tmp_path):
-    assert get_experiment("gsk2010") is run
+    assert EXPERIMENTS.get("gsk2010").run is run
     cfg = Settings(toy_runs=2, toy_draws=600, toy_warmup=200, gp_chains=1, gp_draws=80,
                    gp_warmup=40, ref_draws=80, cp_chains=1, cp_draws=200, cp_warmup=80,
                    rungs=5)

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from scipy.special import erf
 
-from tempering.diagnostics.importance import (
+from tempering.estimators.importance import (
     combination,
     combined_ess,
     ess,

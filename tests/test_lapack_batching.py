@@ -12,6 +12,7 @@ to run inline keep one batched call; the 4-chain HMC run on the mcycle GP that h
 from __future__ import annotations
 
 import contextlib
+import os
 import re
 import subprocess
 import sys
@@ -20,7 +21,6 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
-from jax.interpreters import batching
 
 import tempering  # noqa: F401  (installs the rules)
 from tempering import lapack_batching
@@ -40,14 +40,14 @@ def lapack_batch_dims(fn, *args) -> list[int]:
 
 @contextlib.contextmanager
 def jax_own_rules():
-    """JAX's batching rules back in place (the deliberately broken variant)."""
-    ours = {p: batching.fancy_primitive_batchers[p] for p in lapack_batching._originals}
-    batching.fancy_primitive_batchers.update(lapack_batching._originals)
+    """JAX's batching rules back in place (the deliberately broken variant), through the public
+    :func:`~tempering.lapack_batching.uninstall`."""
+    lapack_batching.uninstall()
     jax.clear_caches()  # traces made under the other rules must not be reused
     try:
         yield
     finally:
-        batching.fancy_primitive_batchers.update(ours)
+        lapack_batching.install()
         jax.clear_caches()
 
 
@@ -138,3 +138,26 @@ def test_four_chain_hmc_on_a_gp_finishes():
                           timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.split() == ["draws", "4", "10"]
+
+
+def test_uninstall_restores_jax_rules_and_install_brings_ours_back():
+    assert lapack_batching.installed()
+    matrices = jnp.stack([jnp.eye(80) * (i + 1.0) for i in range(3)])
+    assert lapack_batch_dims(jax.vmap(jnp.linalg.cholesky), matrices) == [0, 0, 0]
+    with jax_own_rules():
+        assert not lapack_batching.installed()
+        assert lapack_batch_dims(jax.vmap(jnp.linalg.cholesky), matrices) == [1]
+    assert lapack_batching.installed()
+    assert lapack_batch_dims(jax.vmap(jnp.linalg.cholesky), matrices) == [0, 0, 0]
+
+
+@pytest.mark.parametrize("value, installed", [(None, True), ("0", False), ("1", True)])
+def test_environment_variable_opts_out(value, installed):
+    env = {k: v for k, v in os.environ.items() if k != lapack_batching.ENV_SWITCH}
+    if value is not None:
+        env[lapack_batching.ENV_SWITCH] = value
+    script = "import tempering; print(tempering.lapack_batching.installed())"
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          env=env, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == str(installed)

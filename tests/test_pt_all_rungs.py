@@ -6,13 +6,13 @@ from __future__ import annotations
 import jax
 import numpy as np
 import pytest
+from support import Z_BOUND
 
 from tempering import get_model, run_chains
 from tempering.algorithms import get_sampler
-from tempering.diagnostics import summarize
 from tempering.models.mvn_mean import analytic_log_evidence, analytic_posterior
+from tempering.summary import summarize
 
-Z_BOUND = 4.0
 OPTIONS = {"rungs": 6, "beta_min": 0.02, "prior_rung": True, "step_size": 0.4}
 
 
@@ -33,7 +33,7 @@ def runs(small):
 
 def test_layout_weights_and_unchanged_target_chain(small, runs):
     algorithm, idata = runs[True]
-    betas = np.asarray(algorithm.options["betas"])
+    betas = np.asarray(algorithm.facts["betas"])
     assert betas[-1] == 0.0 and len(betas) == 6
     theta = idata.posterior["theta"]
     assert theta.dims == ("chain", "draw", "ladder", "theta_dim") and theta.shape[2] == 6

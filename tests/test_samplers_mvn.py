@@ -5,13 +5,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import z_mean, z_sd
+from support import Z_BOUND, z_mean, z_sd
 
 from tempering import sample
 from tempering.algorithms import get_sampler
 from tempering.models.mvn_mean import analytic_posterior, mvn_mean_model
-
-Z_BOUND = 4.0
 
 SETTINGS = {
     "rwm": ({"step_size": 0.12}, 4000),

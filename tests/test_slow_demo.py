@@ -6,7 +6,7 @@ import pytest
 
 from tempering import get_model, sample
 from tempering.algorithms import get_sampler
-from tempering.diagnostics import summarize
+from tempering.summary import summarize
 
 
 @pytest.mark.slow

@@ -16,11 +16,10 @@ import arviz as az
 import jax
 import numpy as np
 import pytest
-from conftest import z_mean
+from support import Z_BOUND, z_mean
 
 from tempering import get_model, run_chains
 from tempering.algorithms import get_sampler
-from tempering.diagnostics import summarize
 from tempering.ladders import (
     geometric_betas,
     harmonic_betas,
@@ -29,8 +28,8 @@ from tempering.ladders import (
 )
 from tempering.models.mvn_mean import analytic_log_evidence, analytic_posterior
 from tempering.run.output import run_attr
+from tempering.summary import summarize
 
-Z_BOUND = 4.0
 RUNGS = 10
 OCCUPATION_FACTOR = 1.5  # stated tolerance: every rung's occupation within [1/1.5, 1.5] × 1/m
 
@@ -106,7 +105,7 @@ def test_optimal_it_mean_matches_the_posterior_and_beats_st(mvn, st_run):
 
 def test_adapted_pseudo_prior_equalises_occupation(mvn, st_run):
     algorithm, result = st_run
-    betas = np.asarray(algorithm.options["betas"])
+    betas = np.asarray(algorithm.facts["betas"])
     adapted = implied_occupation(mvn, betas, np.asarray(result.params["log_pseudo_prior"]))
     assert np.all(RUNGS * adapted < OCCUPATION_FACTOR), RUNGS * adapted
     assert np.all(RUNGS * adapted > 1 / OCCUPATION_FACTOR), RUNGS * adapted
@@ -119,7 +118,7 @@ def test_pseudo_prior_is_frozen_while_sampling(mvn, st_run):
     """The occupation seen while sampling is the one the post-warmup pseudo-prior implies (per
     chain; z from the MCSE of the rung indicators), and the pseudo-prior in force is that one."""
     algorithm, result = st_run
-    betas = np.asarray(algorithm.options["betas"])
+    betas = np.asarray(algorithm.facts["betas"])
     frozen = np.asarray(result.params["log_pseudo_prior"])
     implied = implied_occupation(mvn, betas, frozen)  # (chain, rung)
     rung = result.idata.sample_stats["rung"].values  # (chain, draw)
@@ -136,7 +135,7 @@ def test_pseudo_prior_is_frozen_while_sampling(mvn, st_run):
 def test_run_file_holds_rungs_and_weights(mvn, st_run):
     """``rung``, ``log_tempered`` = log p(X | θ) and ``log_weight`` = (1 − k) U, draw by draw."""
     algorithm, result = st_run
-    betas = np.asarray(algorithm.options["betas"])
+    betas = np.asarray(algorithm.facts["betas"])
     stats = result.idata.sample_stats
     theta = result.idata.posterior["theta"].values[:, ::97]  # a thinned subset of draws
     rung = stats["rung"].values[:, ::97]

@@ -19,7 +19,7 @@ import numpy as np
 
 from tempering.algorithms.st import simulated_tempering
 from tempering.algorithms.tempered_family import TemperedFamily
-from tempering.diagnostics.importance import importance_tempering, weighted_moments
+from tempering.estimators.importance import importance_tempering, weighted_moments
 from tempering.kernels.base import Kernel, StepInfo
 from tempering.ladders import geometric_betas
 
@@ -83,7 +83,7 @@ FAMILY = TemperedFamily(
 
 
 def test_st_on_a_model_choice_state_gives_the_posterior_model_probability():
-    algorithm = simulated_tempering(FAMILY, BETAS, options={}, c0=10.0, n0=100.0)
+    algorithm = simulated_tempering(FAMILY, BETAS, c0=10.0, n0=100.0)
     chains, draws = 4, 3000
 
     def chain(key):

@@ -7,7 +7,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
-from conftest import z_mean, z_sd
+from support import Z_BOUND, z_mean, z_sd
 
 from tempering import get_model, run_chains, sample
 from tempering.algorithms import get_sampler
@@ -20,7 +20,6 @@ from tempering.algorithms.pt import AT_BOTTOM, AT_TOP
 from tempering.models.base import Model, ParamSpec
 from tempering.models.mvn_mean import analytic_posterior
 
-Z_BOUND = 4.0
 TEMPERING = ["pt", "spt", "tt", "stt"]
 
 
@@ -51,7 +50,7 @@ def replica_draws(algorithm, key, position, draws):
 def test_pt_replicas_have_variance_one_over_beta():
     model = gaussian_likelihood_model()
     algorithm = get_sampler("pt", model, rungs=5, beta_min=0.1, step_size=1.5)
-    betas = np.asarray(algorithm.options["betas"])
+    betas = np.asarray(algorithm.facts["betas"])
     runs = np.stack([replica_draws(algorithm, jax.random.key(s), jnp.zeros(1), 6000)
                      for s in range(4)])  # (chain, draw, rung, 1)
     for m, beta in enumerate(betas):
@@ -141,7 +140,7 @@ def test_counted_cost_equals_cost_model(mvn, name, inner, swap):
     algorithm = get_sampler(name, mvn, **options)
     warmup, draws = 3, 10
     idata = sample(mvn, algorithm, key=1, chains=2, draws=draws, warmup=warmup, progress=False)
-    costs = algorithm.options["rung_costs"]
+    costs = algorithm.facts["rung_costs"]
     if name in ("pt", "spt"):
         expected = pt_iteration_costs(costs, evals, 2, swap, draws, start=warmup)
     else:

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from gp_grid import Z_BOUND, check_grid, grid_model, grid_posterior, run_draws, z_scores
+from gp_grid import check_grid, grid_model, grid_posterior, run_draws, z_scores
+from support import Z_BOUND
 
 from tempering.algorithms import get_sampler
 from tempering.errors import UserInputError
