@@ -82,6 +82,39 @@ def update_round_trips(index, last_end, round_trips):
     return last_end.at[bottom].set(AT_BOTTOM), round_trips + completed.astype(jnp.int32)
 
 
+def propose_swaps(key: jax.Array, replicas: list, index: jax.Array, parity: jax.Array,
+                  rungs, ks, swap: str, log_ratio: Callable) -> tuple[tuple, jax.Array, jax.Array,
+                                                                     dict[str, jax.Array]]:
+    """Swap proposals between adjacent rungs m−1 and m for m = M..1 (``sweep``) or the pairs
+    with m−1 ≡ ``parity`` (mod 2) (``deo``), each accepted with Eq. 2's ratio. Each side is
+    evaluated by initialising the other rung's kernel at the incoming state, so accepted states
+    carry their new rung's cached density. Returns the replicas, the index process, the cost of
+    the evaluations and the swap statistics."""
+    top = len(replicas) - 1
+    replicas = list(replicas)
+    cost = jnp.zeros(())
+    probs: list[Any] = [None] * top
+    proposed_all: list[Any] = [None] * top
+    accepted_all: list[Any] = [None] * top
+    for m, k in zip(range(top, 0, -1), jax.random.split(key, top), strict=True):
+        lo, hi = replicas[m - 1], replicas[m]
+        hi_cand, lo_cand = ks[m].init(lo.position), ks[m - 1].init(hi.position)
+        log_r = log_ratio(hi_cand.logdensity, lo_cand.logdensity, hi.logdensity, lo.logdensity)
+        proposed = jnp.asarray(True) if swap == "sweep" else (m - 1) % 2 == parity
+        accepted, prob = metropolis(k, log_r)
+        accepted = proposed & accepted
+        replicas[m], replicas[m - 1] = select(accepted, hi_cand, hi), select(accepted, lo_cand,
+                                                                             lo)
+        swapped = index.at[m - 1].set(index[m]).at[m].set(index[m - 1])
+        index = jnp.where(accepted, swapped, index)
+        cost = cost + jnp.where(proposed, rungs[m].cost + rungs[m - 1].cost, 0.0)
+        probs[m - 1] = jnp.where(proposed, prob, 0.0)
+        proposed_all[m - 1], accepted_all[m - 1] = proposed, accepted
+    stats = {SWAP_PROB.name: jnp.stack(probs), SWAP_PROPOSED.name: jnp.stack(proposed_all),
+             SWAP_ACCEPTED.name: jnp.stack(accepted_all)}
+    return tuple(replicas), index, cost, stats
+
+
 def parallel_tempering(ladder: TemperingLadder, bound: BoundKernel, params: Any, *,
                        name: str = "pt", swap: str = "sweep", inner_steps: int = 1,
                        log_ratio: Callable = swap_log_ratio,
@@ -105,7 +138,6 @@ def parallel_tempering(ladder: TemperingLadder, bound: BoundKernel, params: Any,
     if ladder.redraw:
         raise ValueError("parallel tempering keeps its subsets: use a ladder with redraw=False")
     n_rungs = ladder.num_rungs
-    top = n_rungs - 1
 
     def kernels(view, params):
         rungs = ladder.rungs(view)
@@ -123,30 +155,6 @@ def parallel_tempering(ladder: TemperingLadder, bound: BoundKernel, params: Any,
         return PTState(replicas, index, last_end, jnp.zeros((), jnp.int32),
                        jnp.zeros((), jnp.int32), view)
 
-    def swaps(key, state, rungs, ks, replicas):
-        replicas, index = list(replicas), state.replica_at_rung
-        parity = state.iteration % 2
-        cost = jnp.zeros(())
-        probs, proposed_all, accepted_all = [None] * top, [None] * top, [None] * top
-        for m, k in zip(range(top, 0, -1), jax.random.split(key, top), strict=True):
-            lo, hi = replicas[m - 1], replicas[m]
-            hi_cand, lo_cand = ks[m].init(lo.position), ks[m - 1].init(hi.position)
-            log_r = log_ratio(hi_cand.logdensity, lo_cand.logdensity, hi.logdensity,
-                              lo.logdensity)
-            proposed = jnp.asarray(True) if swap == "sweep" else (m - 1) % 2 == parity
-            accepted, prob = metropolis(k, log_r)
-            accepted = proposed & accepted
-            replicas[m], replicas[m - 1] = select(accepted, hi_cand, hi), select(
-                accepted, lo_cand, lo)
-            swapped = index.at[m - 1].set(index[m]).at[m].set(index[m - 1])
-            index = jnp.where(accepted, swapped, index)
-            cost = cost + jnp.where(proposed, rungs[m].cost + rungs[m - 1].cost, 0.0)
-            probs[m - 1] = jnp.where(proposed, prob, 0.0)
-            proposed_all[m - 1], accepted_all[m - 1] = proposed, accepted
-        stats = {SWAP_PROB.name: jnp.stack(probs), SWAP_PROPOSED.name: jnp.stack(proposed_all),
-                 SWAP_ACCEPTED.name: jnp.stack(accepted_all)}
-        return tuple(replicas), index, cost, stats
-
     def step(key, state, params):
         k_inner, k_swap = jax.random.split(key)
         rungs, ks = kernels(state.view, params)
@@ -157,7 +165,9 @@ def parallel_tempering(ladder: TemperingLadder, bound: BoundKernel, params: Any,
             replicas.append(replica)
             rung_accept.append(accept / inner_steps)
             cost = cost + n_evals * rungs[m].cost
-        replicas, index, swap_cost, stats = swaps(k_swap, state, rungs, ks, replicas)
+        replicas, index, swap_cost, stats = propose_swaps(
+            k_swap, replicas, state.replica_at_rung, state.iteration % 2, rungs, ks, swap,
+            log_ratio)
         last_end, round_trips = update_round_trips(index, state.last_end, state.round_trips)
         new = PTState(replicas, index, last_end, round_trips, state.iteration + 1, state.view)
         stats |= {ROUND_TRIPS.name: round_trips, RUNG_ACCEPTANCE.name: jnp.stack(rung_accept),

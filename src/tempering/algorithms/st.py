@@ -162,53 +162,6 @@ def simulated_tempering(family: TemperedFamily, betas: np.ndarray, *, name: str 
         lp = family.base(inner.position) + energy
         return STState(inner, rung), AlgorithmInfo(accept, evals * family.eval_cost, lp, stats)
 
-    def run(key, state, params, num_steps, t0=None):
-        """``num_steps`` iterations; with ``t0``, stochastic approximation from round t0 + 1."""
-
-        def body(carry, xs):
-            state, params, cost = carry
-            t, k = xs
-            state, info = step(k, state, params)
-            if t0 is not None:
-                lpp = sa_update(params["log_pseudo_prior"], state.rung, t, c0, n0)
-                params = {**params, "log_pseudo_prior": lpp}
-            return (state, params, cost + info.cost), state.rung
-
-        ts = jnp.arange(1, num_steps + 1, dtype=jnp.float64) + (0 if t0 is None else t0)
-        (state, params, cost), rungs = jax.lax.scan(
-            body, (state, params, jnp.zeros(())), (ts, jax.random.split(key, num_steps)))
-        return state, params, cost, rungs
-
-    def pilot(key, position, params, num_steps):
-        """Every rung's inner kernel on its own: adapt (or burn in), then record U."""
-
-        def one_rung(key, k, rung_params):
-            k_warm, k_run = jax.random.split(key)
-            if family.warmup is not None:
-                state, rung_params, evals = family.warmup(k_warm, k, position, num_steps,
-                                                          rung_params)
-            else:
-                kernel = family.make(k, rung_params)
-                state, (evals, _) = run_steps(kernel.step, k_warm, kernel.init(position),
-                                              num_steps, evals_and_acceptance)
-            kernel = family.make(k, rung_params)
-
-            def body(carry, step_key):
-                state, evals = carry
-                state, info = kernel.step(step_key, state)
-                energy, energy_evals = family.energy(state, k)
-                return (state, evals + info.n_evals + energy_evals), energy
-
-            (state, evals), energies = jax.lax.scan(body, (state, evals),
-                                                    jax.random.split(k_run, num_steps))
-            return state, rung_params, evals, jnp.mean(energies)
-
-        states, tuned, evals, means = jax.vmap(one_rung)(jax.random.split(key, m), ks,
-                                                         params["inner"])
-        start = jax.tree.map(lambda a: a[0], states)
-        params = {"inner": tuned, "log_pseudo_prior": pilot_log_pseudo_prior(ks, means)}
-        return STState(start, jnp.zeros((), jnp.int32)), params, jnp.sum(evals) * family.eval_cost
-
     def warmup(key, state, params, num_steps):
         k_pilot, k_sa, k_count = jax.random.split(key, 3)
         n_pilot = min(num_steps // 4, PILOT_CAP) if pseudo_prior_init == "pilot" else 0
@@ -216,12 +169,14 @@ def simulated_tempering(family: TemperedFamily, betas: np.ndarray, *, name: str 
         n_count = num_steps - n_sa
         cost = jnp.zeros(())
         if n_pilot > 0:
-            state, params, cost = pilot(k_pilot, state.inner.position, params, n_pilot)
+            state, params, cost = pilot(family, ks, k_pilot, state.inner.position, params,
+                                        n_pilot)
         if n_sa > 0:
-            state, params, sa_cost, _ = run(k_sa, state, params, n_sa, t0=0)
+            state, params, sa_cost, _ = iterations(step, k_sa, state, params, n_sa,
+                                                   sa=(0, c0, n0))
             cost = cost + sa_cost
         if n_count > 0:
-            state, params, count_cost, rungs = run(k_count, state, params, n_count)
+            state, params, count_cost, rungs = iterations(step, k_count, state, params, n_count)
             counts = jnp.sum(jax.nn.one_hot(rungs, m), axis=0)
             params = {**params, "log_pseudo_prior": count_correction(
                 params["log_pseudo_prior"], counts)}
@@ -230,6 +185,62 @@ def simulated_tempering(family: TemperedFamily, betas: np.ndarray, *, name: str 
 
     return Algorithm(name, init, warmup, step, lambda s: s.inner.position, params0, ST_STATS,
                      facts={"betas": [float(b) for b in betas]})
+
+
+def iterations(step: Callable, key: Array, state: STState, params: dict, num_steps: int,
+               sa: tuple[float, float, float] | None = None
+               ) -> tuple[STState, dict, Array, Array]:
+    """``num_steps`` ST iterations; with ``sa = (t0, c0, n0)``, stochastic approximation of the
+    pseudo-prior from round t0 + 1 with gain c0/(t + n0) (warmup only). Returns the state, the
+    parameters, the summed cost and the rung after every iteration."""
+
+    def body(carry, xs):
+        state, params, cost = carry
+        t, k = xs
+        state, info = step(k, state, params)
+        if sa is not None:
+            lpp = sa_update(params["log_pseudo_prior"], state.rung, t, sa[1], sa[2])
+            params = {**params, "log_pseudo_prior": lpp}
+        return (state, params, cost + info.cost), state.rung
+
+    ts = jnp.arange(1, num_steps + 1, dtype=jnp.float64) + (0 if sa is None else sa[0])
+    (state, params, cost), rungs = jax.lax.scan(
+        body, (state, params, jnp.zeros(())), (ts, jax.random.split(key, num_steps)))
+    return state, params, cost, rungs
+
+
+def pilot(family: TemperedFamily, ks: Array, key: Array, position: Any, params: dict,
+          num_steps: int) -> tuple[STState, dict, Array]:
+    """Every rung's inner kernel on its own (vmapped over rungs): adapt (or burn in), then record
+    U; the pilot pseudo-prior from the mean energies, the adapted inner parameters, the target
+    rung's state and the cost."""
+
+    def one_rung(key, k, rung_params):
+        k_warm, k_run = jax.random.split(key)
+        if family.warmup is not None:
+            state, rung_params, evals = family.warmup(k_warm, k, position, num_steps,
+                                                      rung_params)
+        else:
+            kernel = family.make(k, rung_params)
+            state, (evals, _) = run_steps(kernel.step, k_warm, kernel.init(position),
+                                          num_steps, evals_and_acceptance)
+        kernel = family.make(k, rung_params)
+
+        def body(carry, step_key):
+            state, evals = carry
+            state, info = kernel.step(step_key, state)
+            energy, energy_evals = family.energy(state, k)
+            return (state, evals + info.n_evals + energy_evals), energy
+
+        (state, evals), energies = jax.lax.scan(body, (state, evals),
+                                                jax.random.split(k_run, num_steps))
+        return state, rung_params, evals, jnp.mean(energies)
+
+    states, tuned, evals, means = jax.vmap(one_rung)(jax.random.split(key, ks.shape[0]), ks,
+                                                     params["inner"])
+    start = jax.tree.map(lambda a: a[0], states)
+    params = {"inner": tuned, "log_pseudo_prior": pilot_log_pseudo_prior(ks, means)}
+    return STState(start, jnp.zeros((), jnp.int32)), params, jnp.sum(evals) * family.eval_cost
 
 
 # --------------------------------------------------------------------------- the sampler

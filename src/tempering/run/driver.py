@@ -16,12 +16,13 @@ import time
 from dataclasses import dataclass
 from enum import StrEnum
 from importlib.metadata import version
-from typing import Any
+from typing import Any, NamedTuple
 
 import arviz as az
 import jax
 import jax.numpy as jnp
 import numpy as np
+import xarray as xr
 
 from tempering.algorithms.base import COMMON_STATS, Algorithm
 from tempering.errors import UserInputError
@@ -194,12 +195,8 @@ def run_chains(model: Model, algorithm: Algorithm, *, key: int | jax.Array, draw
     RunResult
         ``idata`` (posterior, sample_stats, run attributes), final states and adapted parameters.
     """
-    for name, value, low in (("draws", draws, 1), ("chains", chains, 1), ("warmup", warmup, 0),
-                             ("thin", thin, 1)):
-        if int(value) < low:
-            raise UserInputError(f"{name} must be at least {low} (got {value})")
-    if chain_method not in tuple(ChainMethod):
-        raise UserInputError(f"chain_method must be vmap or sequential (got {chain_method!r})")
+    _check_arguments(draws=draws, chains=chains, warmup=warmup, thin=thin,
+                     chain_method=chain_method)
     master, seed_record = _as_key(key)
     chain_keys = jax.vmap(lambda c: jax.random.fold_in(master, c))(jnp.arange(chains))
     init_keys, warm_keys, sample_keys = jnp.moveaxis(
@@ -208,60 +205,21 @@ def run_chains(model: Model, algorithm: Algorithm, *, key: int | jax.Array, draw
     params = jax.tree.map(lambda p: jnp.broadcast_to(p, (chains, *jnp.shape(p))), algorithm.params)
     compiled = _Compiled(algorithm, int(thin))
     chunk = min(int(chunk_size or max(1, -(-draws // 20))), draws)
-    batches = _batches(chains, chain_method)
-    take = lambda tree, s: jax.tree.map(lambda a: a[s], tree)
 
-    states, finals, param_out, records = [], [], [], []
-    warm_seconds = sample_seconds = 0.0
-    warm_cost = np.zeros(chains)
+    batches = []
     with sampling_progress(progress) as bar:
-        task = None
-        if bar is not None:
-            task = bar.add_task("sampling", total=draws * chains, rate="", accept="")
-        for batch in batches:
+        task = None if bar is None else bar.add_task("sampling", total=draws * chains, rate="",
+                                                      accept="")
+        for batch in _batches(chains, chain_method):
             state = jax.block_until_ready(compiled.init(init_keys[batch], positions[batch]))
-            batch_params = take(params, batch)
-            compiled.prepare(warm_keys[batch], sample_keys[batch], state, batch_params,
-                             int(warmup), chunk)
-            t0 = time.perf_counter()
-            if warmup > 0:
-                state, batch_params, cost = compiled.warmup(warm_keys[batch], state, batch_params,
-                                                            int(warmup))
-                warm_cost[batch] = np.asarray(cost)
-            jax.block_until_ready(state)
-            warm_seconds += time.perf_counter() - t0
-            t0 = time.perf_counter()
-            pieces, accept_sum, done = [], 0.0, 0
-            for start in range(0, draws, chunk):
-                length = min(chunk, draws - start)
-                state, record = compiled.chunk(sample_keys[batch], state, batch_params, start,
-                                               length, chunk)
-                record = jax.tree.map(np.asarray, record)
-                pieces.append(record)
-                done += length
-                accept_sum += float(np.sum(record["acceptance_rate"]))
-                if bar is not None:
-                    elapsed = time.perf_counter() - t0
-                    n_batch = batch.stop - batch.start
-                    bar.update(task, advance=length * n_batch,
-                               rate=f"{done * n_batch / max(elapsed, 1e-9):.0f} draws/s",
-                               accept=f"accept {accept_sum / (done * n_batch):.2f}")
-            sample_seconds += time.perf_counter() - t0
-            records.append(jax.tree.map(lambda *xs: np.concatenate(xs, axis=1), *pieces))
-            finals.append(state)
-            param_out.append(batch_params)
-            states.append(batch)
-    record = jax.tree.map(lambda *xs: np.concatenate(xs, axis=0), *records)
-    final_state = jax.tree.map(lambda *xs: jnp.concatenate(xs, axis=0), *finals)
-    final_params = jax.tree.map(lambda *xs: jnp.concatenate(xs, axis=0), *param_out)
-
-    theta = record.pop("position")  # (chain, draw, *position_dims, dim)
-    constrain = model.constrain
-    for _ in range(2 + len(algorithm.position_dims)):
-        constrain = jax.vmap(constrain)
-    constrained = jax.jit(constrain)(jnp.asarray(theta))
-    posterior = posterior_dataset(model, jax.tree.map(np.asarray, constrained),
-                                  algorithm.position_dims)
+            batches.append(_run_batch(compiled, warm_keys[batch], sample_keys[batch], state,
+                                      _take(params, batch), int(warmup), draws, chunk,
+                                      _Progress(bar, task, batch.stop - batch.start)))
+    record = jax.tree.map(lambda *xs: np.concatenate(xs, axis=0), *(b.record for b in batches))
+    final_state = jax.tree.map(lambda *xs: jnp.concatenate(xs, axis=0), *(b.state for b in batches))
+    final_params = jax.tree.map(lambda *xs: jnp.concatenate(xs, axis=0),
+                                *(b.params for b in batches))
+    posterior = _posterior(model, algorithm, record.pop("position"))
     options = None if algorithm.options is None else algorithm.options.model_dump()
     attrs = {
         "sampler": algorithm.name, "model": model.name, "model_options": model.options,
@@ -269,16 +227,97 @@ def run_chains(model: Model, algorithm: Algorithm, *, key: int | jax.Array, draw
         "model_attrs": model.attrs, "seed": seed_record,
         "init": None if init is None else np.asarray(init, dtype=float).tolist(),
         "chains": chains, "draws": draws, "warmup": warmup, "thin": thin,
-        "chain_method": str(chain_method), "wall_seconds_warmup": warm_seconds,
+        "chain_method": str(chain_method),
+        "wall_seconds_warmup": sum(b.warm_seconds for b in batches),
         "wall_seconds_compile": compiled.compile_seconds,
-        "wall_seconds_sampling": sample_seconds, "cost_total": float(np.sum(record["cost"])),
-        "cost_warmup": float(np.sum(warm_cost)), "n_data": model.n_data, "alpha": model.alpha,
+        "wall_seconds_sampling": sum(b.sample_seconds for b in batches),
+        "cost_total": float(np.sum(record["cost"])),
+        "cost_warmup": float(sum(np.sum(b.warm_cost) for b in batches)),
+        "n_data": model.n_data, "alpha": model.alpha,
         "tuned_params": jax.tree.map(lambda a: np.asarray(a).tolist(), final_params),
         "versions": _versions(), "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
         **(extra_attrs or {}),
     }
     idata = build_inference_data(posterior, record, COMMON_STATS + algorithm.stats, attrs)
     return RunResult(idata, final_state, final_params)
+
+
+def _check_arguments(*, draws: int, chains: int, warmup: int, thin: int,
+                     chain_method: str) -> None:
+    for name, value, low in (("draws", draws, 1), ("chains", chains, 1), ("warmup", warmup, 0),
+                             ("thin", thin, 1)):
+        if int(value) < low:
+            raise UserInputError(f"{name} must be at least {low} (got {value})")
+    if chain_method not in tuple(ChainMethod):
+        raise UserInputError(f"chain_method must be vmap or sequential (got {chain_method!r})")
+
+
+def _take(tree: Any, rows: slice) -> Any:
+    return jax.tree.map(lambda a: a[rows], tree)
+
+
+class _Progress(NamedTuple):
+    """The progress bar (or ``None``), its task, and the chains of the batch being run."""
+
+    bar: Any
+    task: Any
+    chains: int
+
+    def update(self, done: int, length: int, accept_sum: float, seconds: float) -> None:
+        if self.bar is None:
+            return
+        n = self.chains
+        self.bar.update(self.task, advance=length * n,
+                        rate=f"{done * n / max(seconds, 1e-9):.0f} draws/s",
+                        accept=f"accept {accept_sum / (done * n):.2f}")
+
+
+class _Batch(NamedTuple):
+    """One batch of chains run: its records (chain, draw, ...), final state and parameters, and
+    its warmup and sampling seconds and warmup cost."""
+
+    record: dict[str, np.ndarray]
+    state: Any
+    params: Any
+    warm_seconds: float
+    sample_seconds: float
+    warm_cost: np.ndarray
+
+
+def _run_batch(compiled: _Compiled, warm_keys: jax.Array, sample_keys: jax.Array, state: Any,
+               params: Any, warmup: int, draws: int, chunk: int, progress: _Progress) -> _Batch:
+    """Compile, warm up and sample one batch of chains (all of them with ``vmap``, one with
+    ``sequential``)."""
+    compiled.prepare(warm_keys, sample_keys, state, params, warmup, chunk)
+    t0 = time.perf_counter()
+    warm_cost = np.zeros(warm_keys.shape[0])
+    if warmup > 0:
+        state, params, cost = compiled.warmup(warm_keys, state, params, warmup)
+        warm_cost = np.asarray(cost)
+    jax.block_until_ready(state)
+    warm_seconds = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    pieces, accept_sum, done = [], 0.0, 0
+    for start in range(0, draws, chunk):
+        length = min(chunk, draws - start)
+        state, record = compiled.chunk(sample_keys, state, params, start, length, chunk)
+        record = jax.tree.map(np.asarray, record)
+        pieces.append(record)
+        done += length
+        accept_sum += float(np.sum(record["acceptance_rate"]))
+        progress.update(done, length, accept_sum, time.perf_counter() - t0)
+    record = jax.tree.map(lambda *xs: np.concatenate(xs, axis=1), *pieces)
+    return _Batch(record, state, params, warm_seconds, time.perf_counter() - t0, warm_cost)
+
+
+def _posterior(model: Model, algorithm: Algorithm, theta: np.ndarray) -> xr.Dataset:
+    """Constrained, named draws from (chain, draw, *position_dims, dim) positions."""
+    constrain = model.constrain
+    for _ in range(2 + len(algorithm.position_dims)):
+        constrain = jax.vmap(constrain)
+    constrained = jax.jit(constrain)(jnp.asarray(theta))
+    return posterior_dataset(model, jax.tree.map(np.asarray, constrained),
+                             algorithm.position_dims)
 
 
 def sample(model: Model, algorithm: Algorithm, *, key: int | jax.Array, draws: int = 1000,
