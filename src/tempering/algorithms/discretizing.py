@@ -106,6 +106,25 @@ def lazy(pred: Array, fn: Callable[[], Array], otherwise: Array) -> Array:
     return value
 
 
+def extend(chain: _Realisation, goal: Array, kernel, direction: int,
+           key: Array) -> _Realisation:
+    """Simulate the realisation one step at a time from its furthest step in ``direction``
+    (+1 with R, −1 with R̃) up to slot ``goal``; step k's key is ``fold_in(key, slot)``, so the
+    realisation does not depend on the order its steps are simulated in."""
+    end = "forward" if direction > 0 else "backward"
+
+    def needed(c):
+        return getattr(c, end) * direction < goal * direction
+
+    def one(c):
+        slot = getattr(c, end) + direction
+        new, info = kernel.step(jax.random.fold_in(key, slot), _take(c.states, getattr(c, end)))
+        return c._replace(states=_put(c.states, slot, new), n_approx=c.n_approx + info.n_evals,
+                          **{end: slot})
+
+    return jax.lax.while_loop(needed, one, chain)
+
+
 def discretizing_chain(target: Rung, approx: Rung, bound: BoundKernel, *, r: int = 1, s: int = 1,
                        cache: bool = True, correct: bool = True,
                        name: str = "discretizing_chain") -> Algorithm:
@@ -149,27 +168,11 @@ def discretizing_chain(target: Rung, approx: Rung, bound: BoundKernel, *, r: int
                              jnp.zeros(size, bool).at[half].set(True), centre, centre, centre,
                              zero, zero, zero, zero)
 
-        def extend(chain, goal, kernel, direction):
-            """Simulate steps one at a time from the furthest one in ``direction`` to ``goal``."""
-            end = "forward" if direction > 0 else "backward"
-
-            def needed(c):
-                return getattr(c, end) * direction < goal * direction
-
-            def one(c):
-                slot = getattr(c, end) + direction
-                new, info = kernel.step(jax.random.fold_in(k_chain, slot),
-                                        _take(c.states, getattr(c, end)))
-                return c._replace(states=_put(c.states, slot, new), n_approx=c.n_approx
-                                  + info.n_evals, **{end: slot})
-
-            return jax.lax.while_loop(needed, one, chain)
-
         def move(chain, key):
             k_dir, k_accept = jax.random.split(key)
             goal = chain.mark + jnp.where(jax.random.bernoulli(k_dir), s, -s).astype(jnp.int32)
-            chain = extend(chain, goal, forward, 1)
-            chain = extend(chain, goal, backward, -1)
+            chain = extend(chain, goal, forward, 1, k_chain)
+            chain = extend(chain, goal, backward, -1, k_chain)
             proposed = _take(chain.states, goal)
             need = ~chain.known[goal] if cache else jnp.ones((), bool)
             log_pi = lazy(need, lambda: target.log_density(proposed.position),
