@@ -77,6 +77,10 @@ class Registry(Generic[S]):
             raise UserInputError(f"unknown {self.kind} {name!r} (known: {', '.join(self._specs)})")
         return self._specs[name]
 
+    def find(self, name: str) -> S | None:
+        """The spec called ``name``, or ``None`` (a run file of a spec not registered here)."""
+        return self._specs.get(name)
+
     def register(self, spec: S, *, replace: bool = False) -> S:
         """Add ``spec``; a name already taken is an error unless ``replace``. Returns ``spec``."""
         if spec.name in self._specs and not replace:

@@ -20,9 +20,8 @@ def sampler_lines(summary: dict[str, Any]) -> list[str]:
     when the sampler is not registered in this process)."""
     from tempering.algorithms import SAMPLERS
 
-    name = summary["sampler"]
-    render = SAMPLERS.get(name).render if name in SAMPLERS else None
-    return [] if render is None else render(summary)
+    spec = SAMPLERS.find(summary["sampler"])
+    return [] if spec is None or spec.render is None else spec.render(summary)
 
 
 def print_summary(summary: dict[str, Any], console: Console | None = None) -> None:

@@ -30,12 +30,11 @@ from tempering.summary.weighted import has_rungs, it_summary
 def sampler_summary(idata: az.InferenceData) -> dict[str, Any]:
     """The run's sampler's own summary of its statistics (empty without a hook, or when the
     sampler is not registered in this process)."""
-    name = run_attr(idata, "sampler")
-    hook = SAMPLERS.get(name).summarize if name in SAMPLERS else None
-    if hook is None:
+    spec = SAMPLERS.find(run_attr(idata, "sampler"))
+    if spec is None or spec.summarize is None:
         return {}
     stats = idata["sample_stats"]
-    return hook({str(key): np.asarray(stats[key].values) for key in stats.data_vars})
+    return spec.summarize({str(key): np.asarray(stats[key].values) for key in stats.data_vars})
 
 
 def summarize(idata: az.InferenceData, weights: Weights | None = None) -> dict[str, Any]:
