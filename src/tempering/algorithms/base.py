@@ -62,6 +62,15 @@ COMMON_STATS: tuple[Stat, ...] = (
     Stat("acceptance_rate", (), "the step's acceptance probability, mean over thinned steps"),
 )
 
+
+
+def declared_stats(stats: tuple[Stat, ...]) -> tuple[Stat, ...]:
+    """:data:`COMMON_STATS` followed by ``stats``; a sampler that declares a common statistic
+    again (MINT's ``lp`` is a mini-batch estimate) replaces its meaning."""
+    own = {stat.name for stat in stats}
+    return tuple(stat for stat in COMMON_STATS if stat.name not in own) + stats
+
+
 #: Names of the importance-tempering trio written by samplers that keep every rung's draws (ST;
 #: PT with ``keep_all_rungs``); the run-file summary weights the draws when all three are there.
 RUNG, LOG_TEMPERED, LOG_WEIGHT = "rung", "log_tempered", "log_weight"

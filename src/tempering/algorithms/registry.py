@@ -8,7 +8,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from tempering.algorithms import discretizing, pt, single_kernel, spt, st, stt, tt, tt_approx
+from tempering.algorithms import (
+    discretizing,
+    mint,
+    pt,
+    single_kernel,
+    spt,
+    st,
+    stt,
+    tt,
+    tt_approx,
+)
 from tempering.algorithms.base import COMMON_STATS, Algorithm
 from tempering.algorithms.spec import SamplerSpec
 from tempering.config import validate_options
@@ -25,6 +35,7 @@ SAMPLERS: Registry[SamplerSpec] = Registry("sampler", (
     st.SPEC,
     discretizing.SPEC,
     tt_approx.SPEC,
+    mint.SPEC,
 ))
 
 

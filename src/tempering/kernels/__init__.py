@@ -4,7 +4,7 @@ Adding a kernel is one module exporting ``SPEC`` (see :mod:`tempering.kernels.ba
 in the tuple below; every sampler that takes an ``inner`` kernel then accepts it by name.
 """
 
-from tempering.kernels import hmc, nuts, rj_changepoint, rwm, slice
+from tempering.kernels import hmc, mala, nuts, rj_changepoint, rwm, slice
 from tempering.kernels.base import BoundKernel, Kernel, KernelSpec, StepInfo
 from tempering.registry import Registry
 
@@ -13,6 +13,7 @@ KERNELS: Registry[KernelSpec] = Registry("kernel", (
     hmc.SPEC,
     nuts.SPEC,
     slice.SPEC,
+    mala.SPEC,
     rj_changepoint.SPEC,
 ))
 

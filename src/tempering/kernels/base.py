@@ -111,6 +111,13 @@ class KernelSpec(NamedTuple):
     gradient
         Whether the kernel's state caches a gradient (HMC, NUTS): a sampler that moves a state to
         another density must then re-initialise it, at the cost of one evaluation.
+    single_proposal
+        Whether a step evaluates the log density once, at one proposal θ′ drawn from the state
+        alone (its position and cached value and gradient), and accepts by Metropolis–Hastings
+        against the cached value (RWM, MALA). Only such a kernel may carry the current point's
+        noisy estimate from step to step: a pseudo-marginal chain (MINT's reading a, seed 003
+        §3.2) stays exact on its extended space; HMC's trajectory would use the new batch
+        between the two end points, and slice or NUTS evaluate many points.
     """
 
     name: str
@@ -119,6 +126,7 @@ class KernelSpec(NamedTuple):
     summary: str
     scale_for_rung: Callable[[dict[str, Array], np.ndarray], dict[str, Array]] | None = None
     gradient: bool = False
+    single_proposal: bool = False
 
     def rung_params(self, bound: BoundKernel, betas: Sequence[float] | np.ndarray
                     ) -> dict[str, Array]:

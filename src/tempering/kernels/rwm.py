@@ -60,4 +60,4 @@ def scale_for_rung(params, betas):
 
 
 SPEC = KernelSpec("rwm", RwmOptions, bind, "random-walk Metropolis, Gaussian proposal (BlackJAX)",
-                  scale_for_rung)
+                  scale_for_rung, single_proposal=True)

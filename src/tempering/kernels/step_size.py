@@ -19,7 +19,8 @@ from tempering.kernels.base import Kernel
 
 def dual_averaging_warmup(key: jax.Array, make: Callable[[jax.Array], Kernel], position: jax.Array,
                           step_size: jax.Array, num_steps: int,
-                          target_accept: float) -> tuple[Any, jax.Array, jax.Array]:
+                          target_accept: float, initial_state: Any = None
+                          ) -> tuple[Any, jax.Array, jax.Array]:
     """Adapt a scalar multiplier of ``step_size`` towards ``target_accept``.
 
     Parameters
@@ -28,13 +29,16 @@ def dual_averaging_warmup(key: jax.Array, make: Callable[[jax.Array], Kernel], p
         Multiplier ↦ kernel built with ``step_size * multiplier``.
     step_size
         Initial step size (scalar or per-coordinate vector; its shape is kept).
+    initial_state
+        The kernel state to start from (default: ``init(position)`` of the kernel with the
+        initial step size); a chain whose state carries more than its position passes it here.
 
     Returns
     -------
     The last warmup state, the adapted step size and the log-density evaluations made.
     """
     da_init, da_update, da_final = dual_averaging_adaptation(target_accept)
-    state = make(jnp.ones(())).init(position)
+    state = make(jnp.ones(())).init(position) if initial_state is None else initial_state
 
     def body(carry, step_key):
         state, da_state, n_evals = carry

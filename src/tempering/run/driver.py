@@ -24,7 +24,7 @@ import jax.numpy as jnp
 import numpy as np
 import xarray as xr
 
-from tempering.algorithms.base import COMMON_STATS, Algorithm
+from tempering.algorithms.base import Algorithm, declared_stats
 from tempering.errors import UserInputError
 from tempering.models.base import Model
 from tempering.run.output import build_inference_data, posterior_dataset
@@ -238,7 +238,7 @@ def run_chains(model: Model, algorithm: Algorithm, *, key: int | jax.Array, draw
         "versions": _versions(), "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
         **(extra_attrs or {}),
     }
-    idata = build_inference_data(posterior, record, COMMON_STATS + algorithm.stats, attrs)
+    idata = build_inference_data(posterior, record, declared_stats(algorithm.stats), attrs)
     return RunResult(idata, final_state, final_params)
 
 

@@ -1,0 +1,160 @@
+"""Mini-batch estimates of a tempered log density (seed 003 §3): the rung of MINT, CMINT, SGLD,
+SGHMC and, one per chain, MINTEE.
+
+With l_i(θ) = log p(x_i | θ) and a batch B of m of the n data points drawn uniformly without
+replacement, μ̂_B(θ) = (1/m) Σ_{i∈B} l_i(θ) estimates μ(θ) = (1/n) Σ_i l_i(θ). MINT's batch density
+is
+
+    log π̂_B(θ) = κ log π₀(θ) + s μ̂_B(θ),        s = n^λ,
+
+whose expectation over B is the tempered log density log π_T(θ) = κ log π₀(θ) + β Σ_i l_i(θ) with
+β = s/n = n^(λ−1) = 1/T (seed 003 §3.2, T = n^(1−λ)). The prior weight κ is 1 (the prior is not
+tempered: the library's powered-likelihood rung, seed 000 Eq. 1), 1/T (the whole posterior is
+tempered, π_T ∝ (π₀ L)^(1/T), the paper's reading with a proper prior), or 0 (a flat prior, the
+paper's footnote 1). One evaluation touches m points: it costs m/n full-data evaluations.
+
+Batches are drawn by Floyd's algorithm (hand-written: ``jax.random.choice(..., replace=False)``
+permutes all n indices, O(n log n) work per draw, which dominates a step at n = 10⁶): m draws,
+each a uniform integer checked against the m slots already filled, O(m²) vectorised work and no
+O(n) array. Every m-subset is equally likely (Floyd's invariant: after the step for j, the filled
+slots are a uniform subset of {0, …, j}); the order within the batch is not uniform, which the
+mean does not see.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Literal, NamedTuple
+
+import jax
+import jax.numpy as jnp
+
+from tempering.models.base import Model
+from tempering.numerics import finite_or_neg_inf
+
+Array = jax.Array
+PriorWeighting = Literal["full", "tempered", "flat"]
+
+
+def draw_batch(key: Array, n: int, m: int) -> Array:
+    """m distinct indices of {0, …, n−1}, every m-subset equally likely (Floyd's algorithm).
+
+    For j = n−m, …, n−1: draw t uniform on {0, …, j}; keep t unless it is already in the batch,
+    in which case keep j (which cannot be: indices so far are < j).
+    """
+    if not 1 <= m <= n:
+        raise ValueError(f"batch size m = {m} must be between 1 and n = {n}")
+    keys = jax.random.split(key, m)
+    slots = jnp.full((m,), -1, dtype=jnp.int32)
+
+    def body(k, filled):
+        j = n - m + k
+        t = jax.random.randint(keys[k], (), 0, j + 1, dtype=jnp.int32)
+        pick = jnp.where(jnp.any(filled == t), j, t)
+        return filled.at[k].set(pick)
+
+    return jax.lax.fori_loop(0, m, body, slots)
+
+
+class MinibatchTarget(NamedTuple):
+    """The batch density log π̂_B(θ) = κ log π₀(θ) + s μ̂_B(θ) of one model, batch size and s.
+
+    Attributes
+    ----------
+    n, m
+        Data points and batch size.
+    scale
+        s = n^λ, the weight of the batch mean μ̂_B.
+    prior_weight
+        κ: 1 (prior untempered), 1/T (tempered), 0 (flat).
+    draw
+        PRNG key ↦ a batch of m distinct indices.
+    mean_terms
+        (θ, batch) ↦ μ̂_B(θ), the mean per-datum log-likelihood over the batch.
+    log_prior
+        θ ↦ κ log π₀(θ) (0 when κ = 0, even where π₀ is 0).
+    """
+
+    n: int
+    m: int
+    scale: float
+    prior_weight: float
+    draw: Callable[[Array], Array]
+    mean_terms: Callable[[Array, Array], Array]
+    log_prior: Callable[[Array], Array]
+
+    @property
+    def beta(self) -> float:
+        """β = s/n = 1/T, the power of the likelihood in the tempered target π_T."""
+        return self.scale / self.n
+
+    @property
+    def cost(self) -> float:
+        """Full-data-equivalent cost of one batch evaluation: m/n."""
+        return self.m / self.n
+
+    def log_density(self, theta: Array, batch: Array) -> Array:
+        """log π̂_B(θ); −∞ where it is not finite."""
+        return finite_or_neg_inf(self.log_prior(theta) + self.scale * self.mean_terms(theta,
+                                                                                     batch))
+
+    def density_on(self, batch: Array) -> Callable[[Array], Array]:
+        """θ ↦ log π̂_B(θ) for a fixed batch (what an inner kernel is built on)."""
+        return lambda theta: self.log_density(theta, batch)
+
+
+def prior_weight(weighting: PriorWeighting, beta: float) -> float:
+    """κ for a prior weighting: ``full`` 1, ``tempered`` β = 1/T, ``flat`` 0."""
+    return {"full": 1.0, "tempered": beta, "flat": 0.0}[weighting]
+
+
+def minibatch_target(model: Model, m: int, scale: float,
+                     weighting: PriorWeighting = "full") -> MinibatchTarget:
+    """The batch density of ``model`` (which must have per-datum terms) for batch size ``m``."""
+    if model.log_lik_terms_fn is None:
+        raise TypeError(f"model {model.name} has no per-datum likelihood terms")
+    n = model.n_data
+    kappa = prior_weight(weighting, scale / n)
+
+    def mean_terms(theta, batch):
+        view = jax.tree.map(lambda a: jnp.take(a, batch, axis=0), model.data)
+        return jnp.mean(model.log_lik_terms(theta, view))
+
+    def log_prior(theta):
+        return jnp.zeros(()) if kappa == 0.0 else kappa * model.log_prior(theta)
+
+    return MinibatchTarget(n, m, float(scale), kappa, lambda key: draw_batch(key, n, m),
+                           mean_terms, log_prior)
+
+
+class TemperedScaling(NamedTuple):
+    """Seed 003's parameters for n data points: m = n^τ, λ = α τ < τ, s = n^λ, T = n^(1−λ)."""
+
+    n: int
+    m: int
+    tau: float
+    lam: float
+    scale: float
+    temperature: float
+
+
+def tempered_scaling(n: int, *, batch: int | None = None, tau: float | None = None,
+                     alpha: float | None = None, lam: float | None = None) -> TemperedScaling:
+    """Resolve (batch or τ) and (α or λ) into m, τ = log m / log n, λ, s = n^λ and T = n^(1−λ).
+
+    Raises
+    ------
+    ValueError
+        With a message naming the option: m outside [2, n], or λ ≥ τ (the paper needs λ < τ).
+    """
+    if batch is None:
+        batch = max(1, round(n ** (0.5 if tau is None else tau)))
+    if not 2 <= batch <= n:
+        raise ValueError(f"batch: the batch size must be between 2 and n = {n} (got {batch})")
+    tau_eff = math.log(batch) / math.log(n)
+    lam_eff = lam if lam is not None else (0.99 if alpha is None else alpha) * tau_eff
+    if not lam_eff < tau_eff:
+        raise ValueError(f"lam: λ = {lam_eff:.4g} must be below τ = log m / log n = "
+                         f"{tau_eff:.4g}")
+    return TemperedScaling(n, batch, tau_eff, lam_eff, n ** lam_eff, n ** (1.0 - lam_eff))
