@@ -13,12 +13,14 @@ tempered: the library's powered-likelihood rung, seed 000 Eq. 1), 1/T (the whole
 tempered, π_T ∝ (π₀ L)^(1/T), the paper's reading with a proper prior), or 0 (a flat prior, the
 paper's footnote 1). One evaluation touches m points: it costs m/n full-data evaluations.
 
-Batches are drawn by Floyd's algorithm (hand-written: ``jax.random.choice(..., replace=False)``
-permutes all n indices, O(n log n) work per draw, which dominates a step at n = 10⁶): m draws,
-each a uniform integer checked against the m slots already filled, O(m²) vectorised work and no
-O(n) array. Every m-subset is equally likely (Floyd's invariant: after the step for j, the filled
-slots are a uniform subset of {0, …, j}); the order within the batch is not uniform, which the
-mean does not see.
+Batches are drawn by :func:`draw_batch` (hand-written: ``jax.random.choice(..., replace=False)``
+permutes all n indices, O(n log n) work per draw — 6 ms at n = 13 000 on a CPU, against 10 µs for
+a 100 × 784 batch of logistic terms — and Floyd's algorithm is m sequential steps, 240 µs at
+m = 100): m uniform draws with the repeats redrawn, O(m log m) work, no O(n) array.
+
+With m = n the batch is all the data and μ̂ = μ exactly: MINT is then Metropolis–Hastings on π_T
+itself — the paper's "tempered MCMC" at the same T (pass the MINT run's λ as ``lam``; reading a
+makes it cost one evaluation per step, like any full-data RWM).
 """
 
 from __future__ import annotations
@@ -37,24 +39,40 @@ Array = jax.Array
 PriorWeighting = Literal["full", "tempered", "flat"]
 
 
-def draw_batch(key: Array, n: int, m: int) -> Array:
-    """m distinct indices of {0, …, n−1}, every m-subset equally likely (Floyd's algorithm).
+def _later_duplicates(indices: Array) -> Array:
+    """Mask of the entries equal to an earlier entry (in a stable sort's order)."""
+    order = jnp.argsort(indices, stable=True)
+    ranked = indices[order]
+    repeat = jnp.concatenate([jnp.zeros((1,), bool), ranked[1:] == ranked[:-1]])
+    return jnp.zeros(indices.shape, bool).at[order].set(repeat)
 
-    For j = n−m, …, n−1: draw t uniform on {0, …, j}; keep t unless it is already in the batch,
-    in which case keep j (which cannot be: indices so far are < j).
+
+def draw_batch(key: Array, n: int, m: int) -> Array:
+    """m distinct indices of {0, …, n−1}, every m-subset equally likely.
+
+    m ≤ n/2: draw m indices uniformly with replacement, then redraw the repeated entries until
+    none is left (a ``while_loop``; about m²/2n repeats at first, so one or two rounds). Which
+    entry of a tie is redrawn depends on positions only, never on the values' labels, so the
+    procedure commutes with any relabelling of {0, …, n−1}; as relabellings act transitively on
+    m-subsets, the final subset is uniform. m > n/2: the first m entries of a random permutation.
     """
     if not 1 <= m <= n:
         raise ValueError(f"batch size m = {m} must be between 1 and n = {n}")
-    keys = jax.random.split(key, m)
-    slots = jnp.full((m,), -1, dtype=jnp.int32)
+    if 2 * m > n:
+        return jax.random.permutation(key, n)[:m].astype(jnp.int32)
+    first, key = jax.random.split(key)
+    indices = jax.random.randint(first, (m,), 0, n, dtype=jnp.int32)
 
-    def body(k, filled):
-        j = n - m + k
-        t = jax.random.randint(keys[k], (), 0, j + 1, dtype=jnp.int32)
-        pick = jnp.where(jnp.any(filled == t), j, t)
-        return filled.at[k].set(pick)
+    def redraw(carry):
+        key, indices, repeat = carry
+        key, sub = jax.random.split(key)
+        fresh = jax.random.randint(sub, (m,), 0, n, dtype=jnp.int32)
+        indices = jnp.where(repeat, fresh, indices)
+        return key, indices, _later_duplicates(indices)
 
-    return jax.lax.fori_loop(0, m, body, slots)
+    _, indices, _ = jax.lax.while_loop(lambda carry: jnp.any(carry[2]), redraw,
+                                       (key, indices, _later_duplicates(indices)))
+    return indices
 
 
 class MinibatchTarget(NamedTuple):
@@ -124,8 +142,11 @@ def minibatch_target(model: Model, m: int, scale: float,
     def log_prior(theta):
         return jnp.zeros(()) if kappa == 0.0 else kappa * model.log_prior(theta)
 
-    return MinibatchTarget(n, m, float(scale), kappa, lambda key: draw_batch(key, n, m),
-                           mean_terms, log_prior)
+    def draw(key):
+        # m = n: the batch is all the data (the estimate is exact: full-data tempered MCMC)
+        return jnp.arange(n, dtype=jnp.int32) if m == n else draw_batch(key, n, m)
+
+    return MinibatchTarget(n, m, float(scale), kappa, draw, mean_terms, log_prior)
 
 
 class TemperedScaling(NamedTuple):
