@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test test-slow lint typecheck clean
+.PHONY: demo test test-slow lint typecheck clean data-fashion-mnist
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -33,6 +33,12 @@ lint: $(STAMP)
 
 typecheck: $(STAMP)
 	$(BIN)/mypy
+
+# Fashion-MNIST for `--set model.data=fashion_mnist` (Debian's package; needs root). The tests do
+# not need it.
+FASHION_MNIST_DIR := /usr/share/datasets/fashion-mnist
+data-fashion-mnist:
+	@test -d $(FASHION_MNIST_DIR) || (apt-get update && apt-get install -y dataset-fashion-mnist)
 
 clean:
 	rm -rf $(VENV) build *.egg-info src/*.egg-info

@@ -6,6 +6,7 @@ import math
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 
@@ -53,6 +54,17 @@ def print_summary(summary: dict[str, Any], console: Console | None = None) -> No
         console.print(line)
     if "it" in summary:
         print_it(summary, console)
+    if "predictive" in summary:
+        console.print(predictive_line(summary["predictive"]))
+
+
+def predictive_line(block: dict[str, Any]) -> str:
+    """The test-set checks of a model with a held-out test set, in one line."""
+    if "unavailable" in block:
+        return f"predictive checks unavailable: {escape(block['unavailable'])}"
+    return (f"test accuracy {block['test_accuracy']:.3f}, test log predictive "
+            f"{block['test_log_predictive']:.3g} ({block['draws']} draws, "
+            f"{block['n_test']} test points)")
 
 
 def print_it(summary: dict[str, Any], console: Console) -> None:

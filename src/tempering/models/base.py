@@ -74,6 +74,11 @@ class Model:
         For GP regression models, the noise-free kernel and residual variance
         (:class:`~tempering.gp.structure.GPParts`) that the approximations of seed 002 §5.2 and
         the predictive distribution need; ``None`` for other models.
+    predictive_checks
+        For models with a held-out test set (kept out of ``data``, so never mini-batched): θ draws
+        (S, dim) ↦ ``{"test_accuracy", "test_log_predictive"}`` of the posterior predictive
+        p(y*|x*) ≈ (1/S) Σ_s p(y*|x*, θ_s) (:func:`~tempering.models.predictive.predictive_checks`);
+        ``None`` for other models.
     """
 
     name: str
@@ -88,6 +93,7 @@ class Model:
     options: dict[str, Any] = field(default_factory=dict)
     attrs: dict[str, Any] = field(default_factory=dict)
     gp: Any = None
+    predictive_checks: Callable[[Array], dict[str, Array]] | None = None
 
     @property
     def n_data(self) -> int:
@@ -128,9 +134,12 @@ class Model:
 
 class ModelSpec(NamedTuple):
     """A registered model: its name, one line for ``tempering models``, its options class (unknown
-    keys are errors) and ``build(options) -> Model``."""
+    keys are errors), ``build(options) -> Model`` and whether its models carry
+    ``predictive_checks`` (so a run summary rebuilds the model only when it has something to add).
+    """
 
     name: str
     summary: str
     options: type[Any]
     build: Callable[[Any], Model]
+    predictive: bool = False

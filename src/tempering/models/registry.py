@@ -8,7 +8,16 @@ from __future__ import annotations
 from typing import Any
 
 from tempering.config import validate_options
-from tempering.models import changepoint, gp_const, gp_regression, mixture, mvn_mean
+from tempering.models import (
+    bnn,
+    changepoint,
+    gp_const,
+    gp_regression,
+    logistic,
+    mixture,
+    mvn_mean,
+    tied_means,
+)
 from tempering.models.base import Model, ModelSpec
 from tempering.registry import Registry
 
@@ -18,6 +27,9 @@ MODELS: Registry[ModelSpec] = Registry("model", (
     gp_const.SPEC,
     mixture.SPEC,
     changepoint.SPEC,
+    tied_means.SPEC,
+    logistic.SPEC,
+    bnn.SPEC,
 ))
 
 

@@ -2,9 +2,12 @@
 
 The model is rebuilt from the run's recorded name and options (``model``, ``model_options``); its
 recorded attributes (standardisation constants, generating θ, ...) must match the rebuilt model's,
-so a data file that changed since the run is caught rather than silently used. The draws are the
-run's constrained posterior values mapped back to θ (GP models log-transform every parameter; the
-round trip through ``model.constrain`` is checked), thinned evenly to at most ``max_draws``.
+so a data file that changed since the run is caught rather than silently used
+(:func:`model_from_run`, for any model; the run summary's predictive checks use it too). The draws
+are the run's constrained posterior values mapped back to θ (GP models log-transform every
+parameter, :func:`posterior_theta`; models whose ``constrain`` only reshapes θ,
+:func:`posterior_theta_identity`; the round trip through ``model.constrain`` is checked), thinned
+evenly to at most ``max_draws``.
 
 If the model standardised its data, new covariates are scaled with the recorded ``x_mean`` and
 ``x_sd``, and predictions mapped back: mean ↦ y_mean + y_sd · mean, sd ↦ y_sd · sd.
@@ -15,6 +18,7 @@ from __future__ import annotations
 import csv
 import os
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import NamedTuple
 
@@ -23,6 +27,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from tempering.algorithms.base import RUNG
 from tempering.data import read_numeric_csv
 from tempering.errors import UserInputError
 from tempering.gp.predict import posterior_predictive
@@ -50,7 +55,7 @@ def _same(recorded, rebuilt) -> bool:
 
 
 def model_from_run(idata: az.InferenceData, source: str | Path) -> Model:
-    """Rebuild a run's GP model from its recorded name and options; check its recorded attrs."""
+    """Rebuild a run's model from its recorded name and options; check its recorded attrs."""
     from tempering.models import get_model
 
     name = run_attr(idata, "model")
@@ -61,9 +66,6 @@ def model_from_run(idata: az.InferenceData, source: str | Path) -> Model:
         model = get_model(name, **options)
     except UserInputError as err:
         raise UserInputError(f"{source}: cannot rebuild model {name}: {err}") from None
-    if model.gp is None:
-        raise UserInputError(f"{source}: model {name} is not a GP model; predict needs "
-                             "gp_regression or gp_const")
     recorded = run_attr(idata, "model_attrs", {})
     for key, value in (recorded if isinstance(recorded, dict) else {}).items():
         if key in model.attrs and not _same(value, model.attrs[key]):
@@ -72,28 +74,84 @@ def model_from_run(idata: az.InferenceData, source: str | Path) -> Model:
     return model
 
 
-def posterior_theta(model: Model, idata: az.InferenceData, max_draws: int) -> np.ndarray:
-    """The run's draws as unconstrained θ (S, dim), thinned evenly to at most ``max_draws``."""
+def gp_model_from_run(idata: az.InferenceData, source: str | Path) -> Model:
+    """:func:`model_from_run` for a GP model (what ``predict`` needs); others are an error."""
+    model = model_from_run(idata, source)
+    if model.gp is None:
+        raise UserInputError(f"{source}: model {model.name} is not a GP model; predict needs "
+                             "gp_regression or gp_const")
+    return model
+
+
+def _target_mask(idata: az.InferenceData) -> np.ndarray | None:
+    """For a run that kept every rung's draws: where the draw is of the target (rung 0)."""
+    stats = idata["sample_stats"]
+    return np.asarray(stats[RUNG].values) == 0 if RUNG in stats else None
+
+
+def posterior_draws(model: Model, idata: az.InferenceData, max_draws: int,
+                    target_only: bool = False) -> np.ndarray:
+    """The run's constrained draws (S, model.dim): each of ``model.params`` flattened and
+    concatenated in ``params`` order, thinned evenly to at most ``max_draws``.
+
+    ``target_only``: of a run that kept every rung's draws (a ``rung`` statistic), only the
+    target's; of a run whose positions have a ladder axis but no ``rung`` statistic, rung 0.
+    """
     posterior = idata["posterior"]
+    keep = _target_mask(idata) if target_only else None
     pieces = []
     for spec in model.params:
         if spec.name not in posterior:
             raise UserInputError(f"run has no posterior variable {spec.name!r} of {model.name}")
         values = np.asarray(posterior[spec.name].values, float)
-        pieces.append(values.reshape(values.shape[0] * values.shape[1], spec.size))
+        lead = values.ndim - len(spec.shape)
+        values = values.reshape(*values.shape[:lead], spec.size)
+        if keep is not None:
+            values = values[keep]
+        elif target_only and lead > 2:
+            values = values[:, :, 0]
+        pieces.append(values.reshape(-1, spec.size))
     constrained = np.concatenate(pieces, axis=1)
     if constrained.shape[0] > max_draws:
-        keep = np.round(np.linspace(0, constrained.shape[0] - 1, max_draws)).astype(int)
-        constrained = constrained[keep]
+        keep_rows = np.round(np.linspace(0, constrained.shape[0] - 1, max_draws)).astype(int)
+        constrained = constrained[keep_rows]
+    return constrained
+
+
+def theta_from_constrained(model: Model, constrained: np.ndarray,
+                           unconstrain: Callable[[np.ndarray], np.ndarray], message: str,
+                           check_rows: int | None = None) -> np.ndarray:
+    """θ = ``unconstrain(constrained)``, checked: finite, and ``model.constrain`` maps it back to
+    the draws (on the first ``check_rows`` rows; all by default); else ``message`` as the error."""
     with np.errstate(divide="ignore", invalid="ignore"):
-        theta = np.log(constrained)
-    back = jax.vmap(model.constrain)(theta)
-    again = np.concatenate([np.asarray(back[s.name]).reshape(len(theta), s.size)
+        theta = unconstrain(constrained)
+    rows = theta if check_rows is None else theta[:check_rows]
+    back = jax.vmap(model.constrain)(jnp.asarray(rows))
+    again = np.concatenate([np.asarray(back[s.name]).reshape(len(rows), s.size)
                             for s in model.params], axis=1)
-    if not np.all(np.isfinite(theta)) or not np.allclose(again, constrained, rtol=1e-10):
-        raise UserInputError(f"model {model.name}: the run's draws are not positive "
-                             "log-transformed parameters; cannot map them back to θ")
+    if not np.all(np.isfinite(theta)) or not np.allclose(again, constrained[:len(rows)],
+                                                         rtol=1e-10):
+        raise UserInputError(message)
     return theta
+
+
+def posterior_theta(model: Model, idata: az.InferenceData, max_draws: int) -> np.ndarray:
+    """A GP run's draws as unconstrained θ (S, dim) (every parameter log-transformed), thinned
+    evenly to at most ``max_draws``."""
+    return theta_from_constrained(
+        model, posterior_draws(model, idata, max_draws), np.log,
+        f"model {model.name}: the run's draws are not positive log-transformed parameters; "
+        "cannot map them back to θ")
+
+
+def posterior_theta_identity(model: Model, idata: az.InferenceData, max_draws: int,
+                             target_only: bool = True) -> np.ndarray:
+    """The draws as θ (S, dim) for a model whose ``constrain`` only reshapes θ (logistic, bnn,
+    tied_means): the flattened arrays concatenated in ``params`` order (checked on a few rows)."""
+    return theta_from_constrained(
+        model, posterior_draws(model, idata, max_draws, target_only), lambda c: c,
+        f"model {model.name}: constrain is not the identity on the run's draws; cannot map "
+        "them back to θ", check_rows=8)
 
 
 def read_new_x(path: str | Path, model: Model) -> tuple[list[str], np.ndarray]:
@@ -118,7 +176,7 @@ def predict_run(run: str | Path, x_path: str | Path, max_draws: int = 500) -> Pr
     if max_draws < 1:
         raise UserInputError(f"--max-draws must be at least 1 (got {max_draws})")
     idata = load_run(run)
-    model = model_from_run(idata, run)
+    model = gp_model_from_run(idata, run)
     columns, x_new = read_new_x(x_path, model)
     theta = posterior_theta(model, idata, max_draws)
     attrs = model.attrs

@@ -9,7 +9,8 @@ evaluations during sampling). A sampler's own statistics (swap rates, evaluation
 summarised by its spec's ``summarize`` hook, found in the registry by the run's sampler name; a run
 of a sampler that is not registered in this process is summarised without them. A run that kept
 every rung's draws with importance weights is summarised by importance tempering
-(:mod:`tempering.summary.weighted`).
+(:mod:`tempering.summary.weighted`). A run of a model with a held-out test set (``logistic``,
+``bnn``) gets test-set predictive checks (:mod:`tempering.summary.predictive`).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from tempering.errors import UserInputError
 from tempering.estimators import Weights, ess_per_cost, ess_per_second
 from tempering.run.output import run_attr
 from tempering.summary.params import param_row, scalar_series
+from tempering.summary.predictive import predictive_summary
 from tempering.summary.weighted import has_rungs, it_summary
 
 
@@ -43,7 +45,9 @@ def summarize(idata: az.InferenceData, weights: Weights | None = None) -> dict[s
     Keys: ``params`` (name → mean, sd, ess_bulk, ess_tail, rhat, mcse_mean, rhat_gr, ess_gr),
     ``rhat_max``, ``ess_bulk_min``, ``ess_bulk_median``, ``wall_seconds`` (warmup, sampling, total),
     ``cost_total``, ``ess_per_second``, ``ess_per_cost``, plus ``sampler``, ``model``, ``chains``,
-    ``draws``, ``cost_per_draw``, and what the sampler's spec adds (:func:`sampler_summary`).
+    ``draws``, ``cost_per_draw``, what the sampler's spec adds (:func:`sampler_summary`) and, for
+    a model with a held-out test set, the ``predictive`` block
+    (:func:`~tempering.summary.predictive.predictive_summary`).
 
     A run that kept every rung's draws (``st``, ``pt`` with ``keep_all_rungs``) is summarised by
     importance tempering with the combination ``weights`` (``optimal`` by default, ``naive``,
@@ -82,4 +86,5 @@ def summarize(idata: az.InferenceData, weights: Weights | None = None) -> dict[s
         "cost_per_draw": float(np.mean(idata["sample_stats"]["cost"].values)),
         **sampler_summary(idata),
         **it,
+        **predictive_summary(idata),
     }
