@@ -135,7 +135,7 @@ def mint_kernel(target: MinibatchTarget, bound: BoundKernel, reading: Reading,
     return Kernel(init, step)
 
 
-def _mint_stats(target: MinibatchTarget, reading: Reading, state) -> dict[str, jax.Array]:
+def mint_stats(target: MinibatchTarget, reading: Reading, state) -> dict[str, jax.Array]:
     stats = {BATCH_SIZE.name: jnp.asarray(target.m, jnp.float64)}
     if reading == "a":
         stats[MEAN_LOG_LIK.name] = (state.logdensity - target.log_prior(state.position)) \
@@ -184,7 +184,7 @@ def build(model: Model, options: MintOptions) -> Algorithm:
         state, info = mint_kernel(target, bound, options.reading, params).step(key, state)
         return state, AlgorithmInfo(jnp.asarray(info.acceptance_rate, jnp.float64),
                                     info.n_evals * target.cost, state.logdensity,
-                                    _mint_stats(target, options.reading, state))
+                                    mint_stats(target, options.reading, state))
 
     return Algorithm("mint", init, warmup, step, lambda state: state.position, bound.params,
                      stats_in_force(options.reading), facts=mint_facts(model, options))

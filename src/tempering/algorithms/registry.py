@@ -9,9 +9,12 @@ from __future__ import annotations
 from typing import Any
 
 from tempering.algorithms import (
+    cmint,
     discretizing,
     mint,
     pt,
+    sghmc,
+    sgld,
     single_kernel,
     spt,
     st,
@@ -36,6 +39,9 @@ SAMPLERS: Registry[SamplerSpec] = Registry("sampler", (
     discretizing.SPEC,
     tt_approx.SPEC,
     mint.SPEC,
+    cmint.SPEC,
+    sgld.SPEC,
+    sghmc.SPEC,
 ))
 
 
