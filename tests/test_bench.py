@@ -46,3 +46,17 @@ def test_bad_input_is_one_line_exit_2(capsys, args, fragment):
     lines = err.splitlines()
     assert len(lines) == 1 and lines[0].startswith("tempering: error: "), err
     assert fragment in lines[0]
+
+
+def test_mint_prints_passes_seconds_and_the_overhead(capsys):
+    """On a small synthetic set: one row per sampler, the two ratio lines, the overhead line."""
+    code, out, err = run_cli(["bench", "mint", "--n", 300, "--dim", 3, "--repeats", 1], capsys)
+    assert code == 0, err
+    lines = out.strip().splitlines()
+    assert "n = 240, D = 3, MINT batch m = 100" in lines[0]  # 20% of the 300 are held out
+    rows = {line[:16].strip(): line[16:].split() for line in lines[2:5]}
+    assert set(rows) == {"MINT", "tempered MCMC", "MCMC"}
+    assert all(float(cells[0]) > 0 and 0.0 <= float(cells[2]) <= 1.0 for cells in rows.values())
+    assert re.match(r"tempered MCMC / MINT: \d+\.\dx data passes", lines[5])
+    assert re.match(r"MCMC / MINT: \d+\.\dx data passes", lines[6])
+    assert re.match(r"per-step time over bare batch evaluations: reading a \d+\.\d\dx", lines[-1])

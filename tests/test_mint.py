@@ -173,7 +173,7 @@ def test_refreshing_the_current_estimate_is_caught():
 # ------------------------------------------------------------------------------ batches
 
 def test_batches_are_uniform_subsets_without_replacement():
-    """Floyd's draws: distinct indices; every one of the C(6, 3) = 20 subsets equally likely
+    """Distinct indices; every one of the C(6, 3) = 20 subsets equally likely
     (chi-square over 20 000 draws, 19 degrees of freedom: 99.99% quantile 50.8)."""
     keys = jax.random.split(jax.random.key(0), 20_000)
     batches = np.asarray(jax.vmap(lambda k: draw_batch(k, 6, 3))(keys))

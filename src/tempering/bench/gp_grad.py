@@ -70,8 +70,12 @@ def timed_functions(model, theta):
     }
 
 
-def run(n: int = 1024, dim: int = 18, repeats: int = 10, seed: int = 0) -> dict[str, float]:
-    """Print the table and the summary line; returns the median seconds by label."""
+def run(n: int | None = None, dim: int | None = None, repeats: int = 10,
+        seed: int = 0) -> dict[str, float]:
+    """Print the table and the summary line; returns the median seconds by label (default
+    n = 1024, D = 18)."""
+    n = 1024 if n is None else n
+    dim = 18 if dim is None else dim
     for name, value, low in (("n", n, 1), ("dim", dim, 1), ("repeats", repeats, 1)):
         if int(value) < low:
             raise UserInputError(f"--{name} must be at least {low} (got {value})")

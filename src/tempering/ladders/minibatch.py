@@ -136,6 +136,8 @@ def minibatch_target(model: Model, m: int, scale: float,
     kappa = prior_weight(weighting, scale / n)
 
     def mean_terms(theta, batch):
+        if m == n:  # the whole data set, in order: no gather
+            return jnp.mean(model.log_lik_terms(theta))
         view = jax.tree.map(lambda a: jnp.take(a, batch, axis=0), model.data)
         return jnp.mean(model.log_lik_terms(theta, view))
 
