@@ -280,3 +280,16 @@ def test_small_alpha_matches_the_tempered_posterior_and_reports_the_bias_at_099(
             print(f"\nMINT alpha={alpha} step={step} T={temp:.1f} acceptance={acc:.2f}: "
                   f"var/var_T = {np.round(ratio, 3)}, z(sd) = {np.round(z, 2)}")
     assert np.all(np.abs(rows[0][4]) < Z_BOUND), rows[0]
+
+
+def test_the_whole_data_set_as_batch_is_tempered_mcmc():
+    """m = n: μ̂ = μ exactly, so reading a is full-data MH on π_T (one evaluation per step) —
+    the paper's "tempered MCMC"; its sd matches π_T's within MC error."""
+    model = get_model("mvn_mean", n=200, dim=2, data_seed=5)
+    algorithm = get_sampler("mint", model, batch=200, lam=0.5, reading="a", step_size=0.4)
+    idata = sample(model, algorithm, key=2, draws=3000, chains=4, warmup=200, progress=False)
+    np.testing.assert_allclose(idata.sample_stats["cost"].values, 1.0)
+    truth = np.sqrt(tempered_variance(model, algorithm.facts["beta"]))
+    theta = idata.posterior["theta"].values
+    z = [z_sd(theta[..., d], truth[d]) for d in range(2)]
+    assert np.all(np.abs(z) < Z_BOUND), z
