@@ -43,7 +43,12 @@ from tempering.errors import UserInputError
 from tempering.kernels import KERNELS, BoundKernel, Kernel
 from tempering.kernels.base import evals_and_acceptance
 from tempering.kernels.step_size import dual_averaging_warmup
-from tempering.ladders.minibatch import MinibatchTarget, minibatch_target, tempered_scaling
+from tempering.ladders.minibatch import (
+    MinibatchTarget,
+    TemperedScaling,
+    minibatch_target,
+    tempered_scaling,
+)
 from tempering.models.base import Model
 from tempering.numerics import run_steps
 
@@ -94,7 +99,7 @@ class MintOptions(InnerOptions):
         alpha = None if self.lam is not None else (0.99 if self.alpha is None else self.alpha)
         return resolved.model_copy(update={"batch": scaling.m, "tau": None, "alpha": alpha})
 
-    def scaling(self, n: int):
+    def scaling(self, n: int) -> TemperedScaling:
         """m, τ, λ, s and T for n data points (:func:`tempered_scaling`)."""
         return tempered_scaling(n, batch=self.batch, tau=self.tau, alpha=self.alpha,
                                 lam=self.lam)
