@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test test-slow lint typecheck clean data-fashion-mnist
+.PHONY: demo test test-slow lint typecheck clean data-fashion-mnist reproduce-li-wong
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -39,6 +39,11 @@ typecheck: $(STAMP)
 FASHION_MNIST_DIR := /usr/share/datasets/fashion-mnist
 data-fashion-mnist:
 	@test -d $(FASHION_MNIST_DIR) || (apt-get update && apt-get install -y dataset-fashion-mnist)
+
+# Seed 003 part 1 (MINT, CMINT) at the paper's sizes, into li-wong/ (hours on a small machine).
+# Fashion-MNIST by default; TEMPERING_LI_WONG_DATA=DIR for a directory of MNIST's IDX files.
+reproduce-li-wong: $(STAMP) data-fashion-mnist
+	$(BIN)/tempering reproduce li-wong --out li-wong
 
 clean:
 	rm -rf $(VENV) build *.egg-info src/*.egg-info

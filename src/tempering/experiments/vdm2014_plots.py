@@ -5,30 +5,18 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
+from tempering.experiments.plotting import pyplot, save
+
 TEMPERING = ("stt", "tt", "spt", "pt")
 ALL_SAMPLERS = ("base", *TEMPERING)
 
 
-def _plt():
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
-
-
-def _save(plt, fig, path: Path) -> Path:
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
-    return path
 
 
 def _panels_against_n(rows: Sequence[dict], path: Path, group: str, value: str, ylabel: str,
                       base_label: str) -> Path:
     """One log–log panel per value of ``rows[group]``, one line per sampler: ``value`` against N."""
-    plt = _plt()
+    plt = pyplot()
     groups = list(dict.fromkeys(r[group] for r in rows))
     fig, axes = plt.subplots(1, len(groups), figsize=(5 * len(groups), 4), squeeze=False)
     for ax, name in zip(axes[0], groups, strict=True):
@@ -39,7 +27,7 @@ def _panels_against_n(rows: Sequence[dict], path: Path, group: str, value: str, 
                         label=base_label if s == "base" else s.upper())
         ax.set(xscale="log", yscale="log", xlabel="N", ylabel=ylabel, title=name)
         ax.legend()
-    return _save(plt, fig, path)
+    return save(plt, fig, path)
 
 
 def plot_walltime(rows: Sequence[dict], path: Path) -> Path:
@@ -50,7 +38,7 @@ def plot_walltime(rows: Sequence[dict], path: Path) -> Path:
 
 def plot_rhat(rows: Sequence[dict], path: Path) -> Path:
     """Fig. 2: median R-hat against draws (left) and wall seconds (right); dashed line at 1.1."""
-    plt = _plt()
+    plt = pyplot()
     fig, axes = plt.subplots(1, 2, figsize=(10, 4))
     for s in dict.fromkeys(r["sampler"] for r in rows):
         rs = [r for r in rows if r["sampler"] == s]
@@ -60,7 +48,7 @@ def plot_rhat(rows: Sequence[dict], path: Path) -> Path:
         ax.axhline(1.1, ls="--", color="k")
         ax.set(xscale="log", yscale="log", xlabel=xlabel, ylabel="median R-hat")
         ax.legend()
-    return _save(plt, fig, path)
+    return save(plt, fig, path)
 
 
 def plot_ess_vs_n(rows: Sequence[dict], path: Path) -> Path:

@@ -8,9 +8,11 @@ with σ_x² = 2, σ₁² = 10, σ₂² = 1 (variances), θ = (θ₁, θ₂) unco
 
 The likelihood is exactly invariant under the map M(θ₁, θ₂) = (θ₁ + θ₂, −θ₂) (it swaps the two
 components; |det M| = 1, M∘M = id), so data drawn at θ* = (0, 1) give a second mode at
-M(θ*) = (1, −1). With ``prior = "flat"`` (log π₀ = 0: improper, but the likelihood of n ≥ 2
-points is integrable) the posterior itself is M-invariant and the two modes carry equal mass; the
-Gaussian prior tilts it slightly.
+M(θ*) = (1, −1). With ``prior = "flat"`` (log π₀ = 0) the density is M-invariant and the two
+modes carry equal mass, but it is improper: as |θ₂| → ∞ the likelihood tends to
+∏ ½ N(x_i; θ₁, σ_x²) > 0, so it is not integrable in θ₂ — ratios of mass in bounded sets (the
+grid's discs) stay well defined, a sampler's draws do not. The Gaussian prior tilts the ratio
+slightly.
 
 :func:`tied_means_grid_log_density` evaluates the tempered density w·log π₀(θ) + β·Σ_i l_i(θ) on a
 grid exactly, and :func:`mode_mass_ratio` the ratio of its mass in discs of radius r about the two
