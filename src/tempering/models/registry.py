@@ -15,6 +15,7 @@ from tempering.models import (
     gp_regression,
     logistic,
     mixture,
+    modes2d,
     mvn_mean,
     tied_means,
 )
@@ -30,6 +31,7 @@ MODELS: Registry[ModelSpec] = Registry("model", (
     tied_means.SPEC,
     logistic.SPEC,
     bnn.SPEC,
+    modes2d.SPEC,
 ))
 
 
