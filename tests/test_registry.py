@@ -35,7 +35,10 @@ SMALL = {"pt": {"rungs": 3, "step_size": 0.3}, "spt": {"rungs": 3},
          "st": {"rungs": 3, "step_size": 0.3}, "discretizing_chain": {"m": 8, "r": 2},
          "tt_approx": {"sizes": [10, 5]}, "rj_changepoint": {"moves": 2}, "mint": {"batch": 5},
          "cmint": {"batch": 5, "round_epochs": 2, "decay_epochs": 1}, "sgld": {"batch": 5},
-         "sghmc": {"batch": 5, "num_integration_steps": 2}}
+         "sghmc": {"batch": 5, "num_integration_steps": 2},
+         "ee": {"levels": 3, "burnin": 4, "stagger": 4, "pilot": 4, "capacity": 8},
+         "mintee": {"levels": 3, "batch": 4, "gamma": 1.5, "burnin": 4, "stagger": 4, "pilot": 4,
+                    "capacity": 8}}
 RUN = {"chains": 2, "draws": 12, "warmup": 8, "thin": 1, "seed": 4, "progress": False}
 
 

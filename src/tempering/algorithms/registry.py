@@ -11,7 +11,9 @@ from typing import Any
 from tempering.algorithms import (
     cmint,
     discretizing,
+    ee,
     mint,
+    mintee,
     pt,
     sghmc,
     sgld,
@@ -42,6 +44,8 @@ SAMPLERS: Registry[SamplerSpec] = Registry("sampler", (
     cmint.SPEC,
     sgld.SPEC,
     sghmc.SPEC,
+    ee.SPEC,
+    mintee.SPEC,
 ))
 
 

@@ -75,6 +75,42 @@ def draw_batch(key: Array, n: int, m: int) -> Array:
     return indices
 
 
+def draw_batch_outside(key: Array, n: int, m: int, taken: Array) -> Array:
+    """m distinct indices of {0, …, n−1} none of which is in ``taken`` (distinct indices), every
+    such m-subset equally likely: MINTEE's top-up of a stored batch (seed 003 App. D.1).
+
+    As :func:`draw_batch`, with the ``taken`` entries placed first, so that a fresh index equal to
+    one of them is always the repeat that is redrawn; the rule still commutes with relabellings
+    that fix ``taken``, which act transitively on the m-subsets of its complement. When m is over
+    half the free indices: the m free indices with the smallest uniform keys.
+    """
+    k = taken.shape[0]
+    if not 0 <= m <= n - k:
+        raise ValueError(f"top-up size m = {m} must be between 0 and n − |taken| = {n - k}")
+    if m == 0:
+        return jnp.zeros((0,), jnp.int32)
+    if 2 * m > n - k:
+        keys = jax.random.uniform(key, (n,)).at[taken].set(2.0)
+        return jnp.argsort(keys)[:m].astype(jnp.int32)
+    first, key = jax.random.split(key)
+    taken = taken.astype(jnp.int32)
+    indices = jax.random.randint(first, (m,), 0, n, dtype=jnp.int32)
+
+    def repeats(indices):
+        return _later_duplicates(jnp.concatenate([taken, indices]))[k:]
+
+    def redraw(carry):
+        key, indices, repeat = carry
+        key, sub = jax.random.split(key)
+        fresh = jax.random.randint(sub, (m,), 0, n, dtype=jnp.int32)
+        indices = jnp.where(repeat, fresh, indices)
+        return key, indices, repeats(indices)
+
+    _, indices, _ = jax.lax.while_loop(lambda carry: jnp.any(carry[2]), redraw,
+                                       (key, indices, repeats(indices)))
+    return indices
+
+
 class MinibatchTarget(NamedTuple):
     """The batch density log π̂_B(θ) = κ log π₀(θ) + s μ̂_B(θ) of one model, batch size and s.
 

@@ -1,0 +1,138 @@
+"""One level of the equi-energy sampler: its energy read-out, its local move and its EE jump
+(seed 003 App. D.1, Algorithm 2; Kou, Zhou & Wong 2006). :mod:`tempering.algorithms.equi_energy`
+runs the levels together.
+
+Energies. Level k sees a batch of m_k of the n data points and reads the energy
+ĥ_k(θ) = −log π₀(θ) − n μ̂_k(θ), μ̂_k the mean per-datum log-likelihood over the batch (with
+m_k = n, the exact h = −log π; EE uses m_k = n at every level, and then needs no per-datum
+terms). The first m_{k+1} points of level k's batch are a batch of level k+1's size, so one
+read-out gives both ĥ_k(θ) and ĥ_{k+1}(θ) (the second decides x's ring and the π_{k+1}(x) factor
+of the jump ratio). Batches:
+
+- ``fresh_batches=False`` (``subsets=fixed``): nested subsets S_k = perm[:m_k] drawn once per chain
+  (S₀ = all data). Every energy is a deterministic surrogate, level k's local kernel is exact MH
+  for π_k ∝ exp(−(ĥ_k ∨ H_k)/T_k), the top-up of a ring entry from S_{k+1} to S_k adds exactly
+  the points perm[m_{k+1}:m_k], and EE's theory makes level 0 (the full data, T₀ = 1)
+  asymptotically exact.
+- ``fresh_batches=True`` (``subsets=random``, the paper's): every read-out draws a fresh batch;
+  the local move is MINT's reading b (the inner state is re-initialised on the new batch), and the
+  top-up draws m_k − m_{k+1} points outside the entry's own batch (re-drawn from its stored key).
+  Approximate, like MINT.
+
+Costs are counted in full-data evaluations: a batch evaluation costs m_k/n.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from tempering.algorithms.rings import Entry
+from tempering.ladders.energy import truncated_log_density
+from tempering.ladders.minibatch import draw_batch, draw_batch_outside
+from tempering.models.base import Model
+
+Array = jax.Array
+
+
+class LevelState(NamedTuple):
+    """A level's chain: the inner kernel's state and the read-out of its current point."""
+
+    kernel: Any
+    energy: Array  # ĥ_k(x) on the level's batch
+    energy_above: Array  # ĥ_{k+1}(x) on the batch's first m_{k+1} points (ĥ_k at the top)
+    mean_log_lik: Array  # μ̂_k(x), what a top-up extends (0 when no batches are used)
+    batch_key: Array  # raw key data of the batch (fresh batches), else zeros
+
+
+class Reading(NamedTuple):
+    energy: Array
+    energy_above: Array
+    mean_log_lik: Array
+
+
+def _as_energy(value: Array) -> Array:
+    """Non-finite energies (NaN, overflow) read as +∞: a zero density, a rejected proposal."""
+    return jnp.where(jnp.isfinite(value), value, jnp.inf)
+
+
+class LevelEnergy:
+    """Batches and energies of level k of ``model`` with batch sizes ``batches``.
+
+    ``perm`` is the chain's permutation of the data (fixed subsets; unused with fresh batches
+    or when every level sees all the data).
+    """
+
+    def __init__(self, model: Model, batches: tuple[int, ...], level: int,
+                 fresh_batches: bool):
+        self.model, self.level, self.fresh = model, level, fresh_batches
+        self.n = batches[0]
+        self.m = batches[level]
+        self.m_above = batches[level + 1] if level + 1 < len(batches) else self.m
+        self.exact = all(m == self.n for m in batches)
+
+    @property
+    def cost(self) -> float:
+        return self.m / self.n
+
+    @property
+    def top_up_cost(self) -> float:
+        return (self.m - self.m_above) / self.n
+
+    def batch(self, perm: Array, key: Array) -> Array | None:
+        """The indices of a read-out's batch (``None``: all the data, in order)."""
+        if self.m == self.n:
+            return None
+        return draw_batch(key, self.n, self.m) if self.fresh else perm[:self.m]
+
+    def _terms(self, theta: Array, indices: Array | None) -> Array:
+        if indices is None:
+            return self.model.log_lik_terms(theta)
+        view = jax.tree.map(lambda a: jnp.take(a, indices, axis=0), self.model.data)
+        return self.model.log_lik_terms(theta, view)
+
+    def energy(self, theta: Array, indices: Array | None) -> Array:
+        """ĥ_k(θ) on the batch."""
+        if self.exact:
+            return _as_energy(-self.model.log_density(theta))
+        mean = jnp.mean(self._terms(theta, indices))
+        return _as_energy(-self.model.log_prior(theta) - self.n * mean)
+
+    def read(self, theta: Array, indices: Array | None, perm: Array, key: Array) -> Reading:
+        """ĥ_k, ĥ_{k+1} (on the batch's first m_{k+1} points) and μ̂_k at θ."""
+        if self.exact:
+            energy = self.energy(theta, indices)
+            return Reading(energy, energy, jnp.zeros(()))
+        terms = self._terms(theta, indices)
+        if indices is None and self.m_above < self.n:  # level 0 of MINTEE: a sub-batch of all
+            sub_indices = draw_batch(key, self.n, self.m_above) if self.fresh \
+                else perm[:self.m_above]
+            sub = terms[sub_indices]
+        else:
+            sub = terms[:self.m_above]
+        log_prior = self.model.log_prior(theta)
+        mean = jnp.mean(terms)
+        return Reading(_as_energy(-log_prior - self.n * mean),
+                       _as_energy(-log_prior - self.n * jnp.mean(sub)), mean)
+
+    def density(self, indices: Array | None, levels: Array, temperatures: np.ndarray):
+        """θ ↦ log π_k(θ) = −(ĥ_k(θ) ∨ H_k)/T_k on the batch: what the inner kernel samples."""
+        return lambda theta: truncated_log_density(self.energy(theta, indices), self.level,
+                                                   levels, temperatures)
+
+    def top_up(self, entry: Entry, perm: Array, key: Array) -> Array:
+        """ĥ_k(y) of a ring entry of level k+1: its μ̂ over m_{k+1} points extended by
+        m_k − m_{k+1} more (App. D.1; the seeds' errata)."""
+        extra = self.m - self.m_above
+        if extra == 0:
+            return entry.energy
+        if self.fresh:
+            own = draw_batch(jax.random.wrap_key_data(entry.batch_key), self.n, self.m_above)
+            indices = draw_batch_outside(key, self.n, extra, own)
+        else:
+            indices = perm[self.m_above:self.m]
+        total = self.m_above * entry.mean_log_lik + jnp.sum(self._terms(entry.position, indices))
+        return _as_energy(-self.model.log_prior(entry.position) - self.n * total / self.m)

@@ -1,0 +1,180 @@
+"""The equi-energy sampler (Kou, Zhou & Wong 2006) and MINTEE, its mini-batch version (seed 003
+§5.2, App. D.1, Algorithm 2): one algorithm over :mod:`~tempering.ladders.energy`'s ladder.
+
+Levels k = 0, …, L−1 (temperatures T_k, truncations H_k, batch sizes m_k; EE: m_k = n) each run
+a chain for π_k ∝ exp(−(h ∨ H_k)/T_k). Level k starts once the clock reaches
+(L−1−k)(B + S) — B the burn-in, S the stagger (the ring-building period; Algorithm 2 uses N for
+both this and the output length, the seeds' errata) — and, after its own B steps, deposits every
+draw in its energy rings (:mod:`~tempering.algorithms.rings`). Each step visits the levels from
+the top down (Algorithm 2's order, so a level sees the deposit its upper neighbour just made);
+an active level k < L−1 whose current ring of level k+1 is not empty makes, with probability
+p_ee, an EE jump to a uniform entry of that ring (topped up to m_k points, then accepted with
+:func:`~tempering.ladders.energy.jump_log_ratio`), and otherwise a local move of the inner kernel
+(:mod:`~tempering.algorithms.ee_levels`). Only level 0's draws reach ``posterior``.
+
+Warmup. With no ``h0``, a pilot of level 0's local moves from the start sets H₀ to the lowest
+energy it reads. Then the ladder starts up: (L−1)(B + S) steps bring level 0 in, and the driver's
+warmup steps follow; throughout, each level's step size is adapted by BlackJAX's dual averaging
+towards ``target_accept`` on its own local moves (the paper keeps acceptance within [0.2, 0.5]),
+and frozen for sampling. The rings keep filling while sampling (EE is self-interacting: its
+levels are exact only as the rings converge, Kou et al. §3).
+
+Both branches of a level's step are computed under JIT; ``cost`` counts the branch taken: a local
+move (the kernel's evaluations, plus one re-initialisation per step with fresh batches) or a
+jump (the top-up, plus re-initialising the kernel at an accepted point), and the read-out of the
+new point, each batch evaluation at m_k/n.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, NamedTuple
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from blackjax.adaptation.step_size import dual_averaging_adaptation
+
+from tempering.algorithms.base import Algorithm, AlgorithmInfo
+from tempering.algorithms.ee_levels import LevelEnergy, LevelState
+from tempering.algorithms.ee_stats import EE_STATS
+from tempering.algorithms.ee_warmup import make_warmup
+from tempering.algorithms.rings import Entry, Rings, deposit, empty_rings, pick
+from tempering.algorithms.rungs import rung_slice
+from tempering.kernels.base import BoundKernel
+from tempering.ladders.energy import energy_levels, jump_log_ratio, ring_index
+from tempering.models.base import Model
+from tempering.numerics import metropolis, select
+
+
+class EESettings(NamedTuple):
+    """The static shape of an EE / MINTEE run (the options resolved)."""
+
+    temperatures: np.ndarray
+    batches: tuple[int, ...]
+    c: float
+    p_ee: float
+    burnin: int
+    stagger: int
+    capacity: int
+    fresh_batches: bool
+    h0: float | None
+    pilot: int
+    adapt: bool
+    target_accept: float
+
+    @property
+    def levels(self) -> int:
+        return len(self.temperatures)
+
+    def start(self, level: int) -> int:
+        """The clock tick at which ``level`` starts."""
+        return (self.levels - 1 - level) * (self.burnin + self.stagger)
+
+
+class EEState(NamedTuple):
+    levels: tuple  # LevelState per level, level 0 first
+    rings: Rings  # of levels 1 … L−1 (index k − 1)
+    clock: jax.Array
+    perm: jax.Array  # the chain's permutation of the data (fixed subsets), else (0,)
+
+
+def equi_energy(model: Model, bound: BoundKernel, params: Any, settings: EESettings,
+                name: str = "ee", jump_ratio: Callable = jump_log_ratio) -> Algorithm:
+    """Build the sampler. ``params``: the inner kernel's parameters stacked over levels;
+    ``jump_ratio`` is replaceable only to show that a wrong one breaks the sampler (tests)."""
+    cfg = settings
+    L = cfg.levels
+    temps = np.asarray(cfg.temperatures, dtype=float)
+    energies = [LevelEnergy(model, cfg.batches, k, cfg.fresh_batches) for k in range(L)]
+    needs_perm = not cfg.fresh_batches and any(m < cfg.batches[0] for m in cfg.batches)
+    all_params = {"kernel": params,
+                  "levels": energy_levels(0.0 if cfg.h0 is None else cfg.h0, temps, cfg.c)}
+
+    def kernel_at(k, indices, all_params, multiplier=1.0):
+        p = rung_slice(all_params["kernel"], k)
+        if "step_size" in p:
+            p = {**p, "step_size": p["step_size"] * multiplier}
+        return bound.make(energies[k].density(indices, all_params["levels"], temps), p)
+
+    def init(key, position):
+        k_perm, k_levels = jax.random.split(key)
+        perm = jax.random.permutation(k_perm, cfg.batches[0]).astype(jnp.int32) if needs_perm \
+            else jnp.zeros((0,), jnp.int32)
+        positions = position if position.ndim == 2 else jnp.broadcast_to(position,
+                                                                        (L, position.shape[-1]))
+        levels = []
+        for k, lk in enumerate(jax.random.split(k_levels, L)):
+            k_batch, k_read = jax.random.split(lk)
+            indices = energies[k].batch(perm, k_batch)
+            kernel = kernel_at(k, indices, all_params).init(positions[k])
+            reading = energies[k].read(positions[k], indices, perm, k_read)
+            levels.append(LevelState(kernel, *reading, jax.random.key_data(k_batch)))
+        rings = empty_rings(L - 1, L, cfg.capacity, position.shape[-1])
+        return EEState(tuple(levels), rings, jnp.zeros((), jnp.int32), perm)
+
+    def level_step(key, k, level, state, rings, all_params, multiplier):
+        lk = energies[k]
+        k_batch, k_read, k_local, k_choose, k_pick, k_top, k_acc, k_dep = jax.random.split(key, 8)
+        indices = lk.batch(state.perm, k_batch)
+        kernel = kernel_at(k, indices, all_params, multiplier)
+        start = kernel.init(level.kernel.position) if cfg.fresh_batches else level.kernel
+        moved, info = kernel.step(k_local, start)
+        local_cost = (info.n_evals + (1.0 if cfg.fresh_batches else 0.0)) * lk.cost
+        active = state.clock >= cfg.start(k)
+        levels_h = all_params["levels"]
+        if k < L - 1:
+            entry, held = pick(k_pick, rings, k, ring_index(level.energy_above, levels_h))
+            do_jump = active & held & (jax.random.uniform(k_choose) < cfg.p_ee)
+            here = lk.top_up(entry, state.perm, k_top)
+            log_a = jump_ratio(level.energy, here, entry.energy, level.energy_above, k,
+                                   levels_h, temps)
+            accepted, prob = metropolis(k_acc, log_a)
+            accepted = do_jump & accepted
+            jumped = select(accepted, kernel.init(entry.position), level.kernel)
+            moved = select(do_jump, jumped, moved)
+            jump_cost = lk.top_up_cost + jnp.where(accepted, lk.cost, 0.0)
+        else:
+            do_jump, accepted, prob, jump_cost = (jnp.asarray(False), jnp.asarray(False),
+                                                  jnp.zeros(()), jnp.zeros(()))
+        reading = lk.read(moved.position, indices, state.perm, k_read)
+        new = LevelState(moved, *reading, jax.random.key_data(k_batch))
+        new = select(active, new, level)
+        cost = jnp.where(active, jnp.where(do_jump, jump_cost, local_cost) + lk.cost, 0.0)
+        if k >= 1:
+            after_burnin = active & (state.clock >= cfg.start(k) + cfg.burnin)
+            rings = deposit(k_dep, rings, k - 1, ring_index(new.energy, levels_h),
+                            Entry(new.kernel.position, new.energy, new.mean_log_lik,
+                                  new.batch_key), after_burnin)
+        local_accept = jnp.where(active & ~do_jump, info.acceptance_rate, jnp.nan)
+        report = {"energy_ring": jnp.where(active, ring_index(new.energy, levels_h), -1),
+                  "energy": jnp.where(active, new.energy, jnp.nan),
+                  "ee_proposed": do_jump, "ee_accepted": accepted,
+                  "ee_accept_prob": jnp.where(do_jump, prob, 0.0),
+                  "local_acceptance": local_accept}
+        return new, rings, cost, report
+
+    def step_with(key, state, all_params, multipliers):
+        levels, rings, cost, reports = list(state.levels), state.rings, jnp.zeros(()), {}
+        keys = jax.random.split(key, L)
+        for k in range(L - 1, -1, -1):
+            levels[k], rings, c, reports[k] = level_step(keys[k], k, levels[k], state, rings,
+                                                         all_params, multipliers[k])
+            cost = cost + c
+        stats = {name: jnp.stack([reports[k][name] for k in range(L)])
+                 for name in reports[0]}
+        deposits = jnp.concatenate([jnp.zeros((1, L), jnp.int32), rings.deposits])
+        stats["ring_deposits"] = deposits
+        new = EEState(tuple(levels), rings, state.clock + 1, state.perm)
+        acceptance = jnp.where(stats["ee_proposed"][0], stats["ee_accept_prob"][0],
+                               stats["local_acceptance"][0])
+        lp = -levels[0].energy
+        return new, AlgorithmInfo(jnp.nan_to_num(acceptance), cost, lp, stats)
+
+    def step(key, state, all_params):
+        return step_with(key, state, all_params, jnp.ones(L))
+
+    warmup = make_warmup(cfg, energies, kernel_at, step_with, dual_averaging_adaptation,
+                         energy_levels)
+    return Algorithm(name, init, warmup, step, lambda s: s.levels[0].kernel.position,
+                     all_params, EE_STATS)
