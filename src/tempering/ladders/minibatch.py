@@ -60,6 +60,12 @@ def draw_batch(key: Array, n: int, m: int) -> Array:
         raise ValueError(f"batch size m = {m} must be between 1 and n = {n}")
     if 2 * m > n:
         return jax.random.permutation(key, n)[:m].astype(jnp.int32)
+    return _redraw_until_distinct(key, n, m, _later_duplicates)
+
+
+def _redraw_until_distinct(key: Array, n: int, m: int,
+                           repeats: Callable[[Array], Array]) -> Array:
+    """m uniform indices of {0, …, n−1}, the entries ``repeats`` flags redrawn until none is."""
     first, key = jax.random.split(key)
     indices = jax.random.randint(first, (m,), 0, n, dtype=jnp.int32)
 
@@ -68,10 +74,10 @@ def draw_batch(key: Array, n: int, m: int) -> Array:
         key, sub = jax.random.split(key)
         fresh = jax.random.randint(sub, (m,), 0, n, dtype=jnp.int32)
         indices = jnp.where(repeat, fresh, indices)
-        return key, indices, _later_duplicates(indices)
+        return key, indices, repeats(indices)
 
     _, indices, _ = jax.lax.while_loop(lambda carry: jnp.any(carry[2]), redraw,
-                                       (key, indices, _later_duplicates(indices)))
+                                       (key, indices, repeats(indices)))
     return indices
 
 
@@ -92,23 +98,9 @@ def draw_batch_outside(key: Array, n: int, m: int, taken: Array) -> Array:
     if 2 * m > n - k:
         keys = jax.random.uniform(key, (n,)).at[taken].set(2.0)
         return jnp.argsort(keys)[:m].astype(jnp.int32)
-    first, key = jax.random.split(key)
     taken = taken.astype(jnp.int32)
-    indices = jax.random.randint(first, (m,), 0, n, dtype=jnp.int32)
-
-    def repeats(indices):
-        return _later_duplicates(jnp.concatenate([taken, indices]))[k:]
-
-    def redraw(carry):
-        key, indices, repeat = carry
-        key, sub = jax.random.split(key)
-        fresh = jax.random.randint(sub, (m,), 0, n, dtype=jnp.int32)
-        indices = jnp.where(repeat, fresh, indices)
-        return key, indices, repeats(indices)
-
-    _, indices, _ = jax.lax.while_loop(lambda carry: jnp.any(carry[2]), redraw,
-                                       (key, indices, repeats(indices)))
-    return indices
+    return _redraw_until_distinct(
+        key, n, m, lambda indices: _later_duplicates(jnp.concatenate([taken, indices]))[k:])
 
 
 class MinibatchTarget(NamedTuple):
