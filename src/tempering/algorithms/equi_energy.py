@@ -79,6 +79,24 @@ class EEState(NamedTuple):
     perm: jax.Array  # the chain's permutation of the data (fixed subsets), else (0,)
 
 
+def ee_jump(keys: tuple, k: int, level: LevelState, lk: LevelEnergy, kernel: Any,
+            rings: Rings, perm: jax.Array, wants: jax.Array, levels_h: jax.Array,
+            temps: np.ndarray, jump_ratio: Callable):
+    """Level k's EE jump: a uniform entry y of level k+1's ring that holds x's energy (at level
+    k+1), topped up to m_k points and accepted with ``jump_ratio``; when the ring is empty there
+    is no jump. Returns the kernel state after it, whether it was made and accepted, its
+    acceptance probability and its cost."""
+    k_pick, _, k_top, k_acc = keys
+    entry, held = pick(k_pick, rings, k, ring_index(level.energy_above, levels_h))
+    do_jump = wants & held
+    here = lk.top_up(entry, perm, k_top)
+    log_a = jump_ratio(level.energy, here, entry.energy, level.energy_above, k, levels_h, temps)
+    accepted, prob = metropolis(k_acc, log_a)
+    accepted = do_jump & accepted
+    jumped = select(accepted, kernel.init(entry.position), level.kernel)
+    return jumped, do_jump, accepted, prob, lk.top_up_cost + jnp.where(accepted, lk.cost, 0.0)
+
+
 def equi_energy(model: Model, bound: BoundKernel, params: Any, settings: EESettings,
                 name: str = "ee", jump_ratio: Callable = jump_log_ratio) -> Algorithm:
     """Build the sampler. ``params``: the inner kernel's parameters stacked over levels;
@@ -124,16 +142,10 @@ def equi_energy(model: Model, bound: BoundKernel, params: Any, settings: EESetti
         active = state.clock >= cfg.start(k)
         levels_h = all_params["levels"]
         if k < L - 1:
-            entry, held = pick(k_pick, rings, k, ring_index(level.energy_above, levels_h))
-            do_jump = active & held & (jax.random.uniform(k_choose) < cfg.p_ee)
-            here = lk.top_up(entry, state.perm, k_top)
-            log_a = jump_ratio(level.energy, here, entry.energy, level.energy_above, k,
-                                   levels_h, temps)
-            accepted, prob = metropolis(k_acc, log_a)
-            accepted = do_jump & accepted
-            jumped = select(accepted, kernel.init(entry.position), level.kernel)
+            jumped, do_jump, accepted, prob, jump_cost = ee_jump(
+                (k_pick, k_choose, k_top, k_acc), k, level, lk, kernel, rings, state.perm,
+                active & (jax.random.uniform(k_choose) < cfg.p_ee), levels_h, temps, jump_ratio)
             moved = select(do_jump, jumped, moved)
-            jump_cost = lk.top_up_cost + jnp.where(accepted, lk.cost, 0.0)
         else:
             do_jump, accepted, prob, jump_cost = (jnp.asarray(False), jnp.asarray(False),
                                                   jnp.zeros(()), jnp.zeros(()))
