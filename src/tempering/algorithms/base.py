@@ -31,6 +31,7 @@ from types import MappingProxyType
 from typing import Any, NamedTuple
 
 import jax
+import numpy as np
 from pydantic import BaseModel
 
 Array = jax.Array
@@ -83,6 +84,59 @@ def rung_weight_stats(dims: tuple[str, ...] = ()) -> tuple[Stat, Stat, Stat]:
             Stat(LOG_WEIGHT, dims, "log importance weight (1 − k) U for the target (seed 001)"))
 
 
+class Headline(NamedTuple):
+    """A statistic a sampler puts forward: shown live by the progress bar, reported by
+    ``tempering summary`` and, when it has a ``floor``, warned about below it.
+
+    Its value over a run's records (:func:`headline_value`) is the mean of ``stat`` over chains,
+    draws and the stat's own dims; with ``per``, the ratio Σ stat / Σ per (e.g. swaps accepted
+    per swap proposed); with ``last``, a running count: the last draw's value, summed over chains
+    and dims; with ``share_of``, the share of draws whose ``stat`` equals that value (e.g. ST's
+    draws at rung 0).
+
+    Attributes
+    ----------
+    label
+        A few words for the progress bar and the summary ("swap accept").
+    stat, per
+        Names of recorded statistics (:class:`Stat` or :data:`COMMON_STATS`).
+    last, share_of
+        How the value is formed (see above).
+    floor
+        ``None``, or the value under which the summary warns (a sampler that barely moves
+        between temperatures).
+    """
+
+    label: str
+    stat: str
+    per: str | None = None
+    last: bool = False
+    share_of: float | None = None
+    floor: float | None = None
+
+
+#: The headline of a sampler that declares none: the mean acceptance of its steps.
+ACCEPTANCE_HEADLINE = Headline("accept", "acceptance_rate")
+
+
+def headline_value(headline: Headline, record: Mapping[str, Any]) -> float:
+    """The headline's value over records (chain, draw, *dims) as NumPy arrays; NaN when a
+    statistic is missing, or a ratio has nothing to divide by."""
+    if headline.stat not in record or (headline.per is not None and headline.per not in record):
+        return float("nan")
+    values = np.asarray(record[headline.stat], dtype=float)
+    if values.size == 0:
+        return float("nan")
+    if headline.last:
+        return float(np.sum(values[:, -1]))
+    if headline.share_of is not None:
+        return float(np.mean(values == headline.share_of))
+    if headline.per is not None:
+        denominator = float(np.sum(record[headline.per]))
+        return float(np.sum(values)) / denominator if denominator > 0 else float("nan")
+    return float(np.nanmean(values)) if np.any(np.isfinite(values)) else float("nan")
+
+
 class AlgorithmInfo(NamedTuple):
     """Per-step report of an algorithm (all scalars per chain unless a stat says otherwise)."""
 
@@ -110,6 +164,9 @@ class Algorithm(NamedTuple):
     options
         The validated, resolved options it was built from (``None`` for an algorithm built by
         hand rather than from the registry; such a run cannot be rebuilt from its file).
+    headline
+        The statistics it puts forward (:class:`Headline`): the progress bar shows them live, the
+        summary reports them and warns below their floors.
     """
 
     name: str
@@ -122,4 +179,5 @@ class Algorithm(NamedTuple):
     position_dims: tuple[str, ...] = ()
     facts: Mapping[str, Any] = MappingProxyType({})
     options: BaseModel | None = None
+    headline: tuple[Headline, ...] = (ACCEPTANCE_HEADLINE,)
 

@@ -48,7 +48,7 @@ import jax.numpy as jnp
 import numpy as np
 from pydantic import PositiveInt
 
-from tempering.algorithms.base import Algorithm, AlgorithmInfo, Stat
+from tempering.algorithms.base import Algorithm, AlgorithmInfo, Headline, Stat
 from tempering.algorithms.options import ApproximationOptions
 from tempering.algorithms.spec import SamplerSpec, StatArrays
 from tempering.gp.approx import draw_subset
@@ -66,6 +66,8 @@ N_APPROX = Stat("n_approx_evals", (), "evaluations of π* made by R and R̃ in t
 CACHE_HITS = Stat("cache_hits", (), "proposed steps whose π was already known")
 MARK_ACCEPT = Stat("mark_accept", (), "fraction of the r mark moves accepted")
 DC_STATS = (N_PI, N_APPROX, CACHE_HITS, MARK_ACCEPT)
+#: Mark acceptance (floor 0.05: below it the chain rarely leaves its current point).
+DC_HEADLINE = (Headline("mark accept", MARK_ACCEPT.name, floor=0.05),)
 
 
 class DCState(NamedTuple):
@@ -215,7 +217,7 @@ def discretizing_chain(target: Rung, approx: Rung, bound: BoundKernel, *, r: int
         return state, params, cost + more
 
     return Algorithm(name, init, warmup, step, lambda st: st.current.position, bound.params,
-                     DC_STATS)
+                     DC_STATS, headline=DC_HEADLINE)
 
 
 # --------------------------------------------------------------------------- the sampler

@@ -9,10 +9,13 @@ from typing import Any
 
 import numpy as np
 
-from tempering.algorithms.base import Stat
+from tempering.algorithms.base import ACCEPTANCE_HEADLINE, Headline, Stat
 from tempering.algorithms.spec import StatArrays
 
 LEVEL = ("level",)
+#: EE-jump acceptance (accepted per proposed, all levels) and the local moves' acceptance.
+EE_HEADLINE = (Headline("EE accept", "ee_accepted", per="ee_proposed"), ACCEPTANCE_HEADLINE)
+
 EE_STATS = (
     Stat("energy_ring", LEVEL, "energy ring I(θ) of each level's draw at that level's energy; −1 "
          "before the level starts"),

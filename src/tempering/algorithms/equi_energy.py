@@ -37,7 +37,7 @@ from blackjax.adaptation.step_size import dual_averaging_adaptation
 
 from tempering.algorithms.base import Algorithm, AlgorithmInfo
 from tempering.algorithms.ee_levels import LevelEnergy, LevelState
-from tempering.algorithms.ee_stats import EE_STATS
+from tempering.algorithms.ee_stats import EE_HEADLINE, EE_STATS
 from tempering.algorithms.ee_warmup import make_warmup
 from tempering.algorithms.rings import Entry, Rings, deposit, empty_rings, pick
 from tempering.algorithms.rungs import rung_slice
@@ -189,4 +189,4 @@ def equi_energy(model: Model, bound: BoundKernel, params: Any, settings: EESetti
     warmup = make_warmup(cfg, energies, kernel_at, step_with, dual_averaging_adaptation,
                          energy_levels)
     return Algorithm(name, init, warmup, step, lambda s: s.levels[0].kernel.position,
-                     all_params, EE_STATS)
+                     all_params, EE_STATS, headline=EE_HEADLINE)

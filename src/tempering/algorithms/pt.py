@@ -35,7 +35,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from tempering.algorithms.base import Algorithm, AlgorithmInfo, Stat, rung_weight_stats
+from tempering.algorithms.base import Algorithm, AlgorithmInfo, Headline, Stat, rung_weight_stats
 from tempering.algorithms.cost_model import pt_predicted_cost
 from tempering.algorithms.options import TemperingOptions
 from tempering.algorithms.rungs import ladder_facts, rung_slice, stack_rungs, warmup_rung
@@ -57,6 +57,9 @@ REPLICA_AT_RUNG = Stat("replica_at_rung", ("ladder",), "which replica sits on ea
 PT_STATS = (SWAP_PROB, SWAP_PROPOSED, SWAP_ACCEPTED, ROUND_TRIPS, RUNG_ACCEPTANCE,
             REPLICA_AT_RUNG)
 ALL_RUNGS_STATS = rung_weight_stats(("ladder",))
+#: Swap acceptance (floor 0.05: below it the rungs barely exchange) and round trips.
+PT_HEADLINE = (Headline("swap accept", "swap_accepted", per="swap_proposed", floor=0.05),
+               Headline("round trips", "round_trips", last=True))
 
 
 class PTState(NamedTuple):
@@ -201,7 +204,7 @@ def parallel_tempering(ladder: TemperingLadder, bound: BoundKernel, params: Any,
 
     stats = PT_STATS + (ALL_RUNGS_STATS if keep_all_rungs is not None else ())
     dims = ("ladder",) if keep_all_rungs is not None else ()
-    return Algorithm(name, init, warmup, step, position, params, stats, dims)
+    return Algorithm(name, init, warmup, step, position, params, stats, dims, headline=PT_HEADLINE)
 
 
 def _all_rungs_stats(model: Model, betas: tuple[float, ...], replicas) -> tuple[dict, jax.Array]:

@@ -47,7 +47,7 @@ import jax.numpy as jnp
 import numpy as np
 from pydantic import Field, model_validator
 
-from tempering.algorithms.base import Algorithm, AlgorithmInfo, Stat, rung_weight_stats
+from tempering.algorithms.base import Algorithm, AlgorithmInfo, Headline, Stat, rung_weight_stats
 from tempering.algorithms.options import TemperingOptions
 from tempering.algorithms.pseudo_prior import (
     count_correction,
@@ -71,6 +71,9 @@ RUNG_ACCEPTED = Stat("rung_accepted", (), "whether the rung move was accepted")
 INNER_ACCEPTANCE = Stat("inner_acceptance", (), "mean acceptance of the inner updates")
 ST_STATS = (RUNG_STAT, LOG_TEMPERED_STAT, LOG_WEIGHT_STAT, RUNG_PROB, RUNG_ACCEPTED,
             INNER_ACCEPTANCE)
+#: Rung-move acceptance (floor 0.05) and the share of draws at the target rung.
+ST_HEADLINE = (Headline("rung accept", "rung_accepted", floor=0.05),
+               Headline("at rung 0", RUNG_STAT.name, share_of=0))
 
 
 class STState(NamedTuple):
@@ -184,7 +187,7 @@ def simulated_tempering(family: TemperedFamily, betas: np.ndarray, *, name: str 
         return state, params, cost
 
     return Algorithm(name, init, warmup, step, lambda s: s.inner.position, params0, ST_STATS,
-                     facts={"betas": [float(b) for b in betas]})
+                     headline=ST_HEADLINE, facts={"betas": [float(b) for b in betas]})
 
 
 def iterations(step: Callable, key: Array, state: STState, params: dict, num_steps: int,

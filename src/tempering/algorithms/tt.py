@@ -31,7 +31,7 @@ import jax.numpy as jnp
 import numpy as np
 from pydantic import PositiveInt
 
-from tempering.algorithms.base import Algorithm, AlgorithmInfo, Stat
+from tempering.algorithms.base import ACCEPTANCE_HEADLINE, Algorithm, AlgorithmInfo, Headline, Stat
 from tempering.algorithms.cost_model import tt_predicted_cost
 from tempering.algorithms.options import InnerOptions, TemperingOptions
 from tempering.algorithms.rungs import ladder_facts, rung_slice, stack_rungs, warmup_rung
@@ -44,6 +44,9 @@ from tempering.numerics import metropolis, run_steps, select
 TT_PROB = Stat("tt_accept_prob", (), "acceptance probability of the tempered transition (Eq. 15)")
 TT_ACCEPTED = Stat("tt_accepted", (), "whether the tempered transition was accepted")
 TT_STATS = (TT_PROB, TT_ACCEPTED)
+#: Tempered-transition acceptance (floor 0.05: fewer accepted transitions barely move the
+#: chain between modes) and the inner kernels' acceptance.
+TT_HEADLINE = (Headline("TT accept", "tt_accepted", floor=0.05), ACCEPTANCE_HEADLINE)
 
 
 class TTState(NamedTuple):
@@ -133,7 +136,8 @@ def tempered_transitions(ladder: TemperingLadder, bound: BoundKernel, params: An
                 current = adapted
         return TTState(current, state.view), stack_rungs(tuned), cost
 
-    return Algorithm(name, init, warmup, step, lambda s: s.current.position, params, TT_STATS)
+    return Algorithm(name, init, warmup, step, lambda s: s.current.position, params, TT_STATS,
+                     headline=TT_HEADLINE)
 
 
 # --------------------------------------------------------------------------- the sampler

@@ -7,7 +7,8 @@ and sampling step u (counting thinned steps) uses ``fold_in(sampling key, u)``. 
 gives the same draws whatever the chain layout, chunk size or number of chains.
 
 Sampling runs in jitted chunks (``lax.scan`` over draws) so that a progress bar can report draws/s
-and acceptance between chunks; warmup draws are never returned.
+and the sampler's headline statistics between chunks; warmup draws are never returned. Progress
+reporting only reads the records, so it changes no draw.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from tempering.algorithms.base import Algorithm, declared_stats
 from tempering.errors import UserInputError
 from tempering.models.base import Model
 from tempering.run.output import build_inference_data, posterior_dataset
-from tempering.run.progress import sampling_progress
+from tempering.run.progress import RunProgress, done_line, run_progress
 
 
 class ChainMethod(StrEnum):
@@ -118,6 +119,11 @@ class _Compiled:
             self.compile_seconds += time.perf_counter() - t0
         return self._executables[cache_key]
 
+    def prepared(self, batch: int, warmup: int, length: int) -> bool:
+        """Whether the executables for ``batch`` chains are compiled already."""
+        return (("chunk", length, batch) in self._executables
+                and (warmup == 0 or ("warmup", warmup, batch) in self._executables))
+
     def prepare(self, warm_key, sample_key, state, params, warmup: int, length: int) -> None:
         """Compile the warmup and the chunk executables for these shapes before any timing."""
         batch = warm_key.shape[0]
@@ -203,27 +209,29 @@ def run_chains(model: Model, algorithm: Algorithm, *, key: int | jax.Array, draw
         jax.vmap(lambda k: jax.random.split(k, 3))(chain_keys), 1, 0)
     positions = _initial_positions(model, init_keys, init, chains)
     params = jax.tree.map(lambda p: jnp.broadcast_to(p, (chains, *jnp.shape(p))), algorithm.params)
+    started = time.perf_counter()
     compiled = _Compiled(algorithm, int(thin))
     chunk = min(int(chunk_size or max(1, -(-draws // 20))), draws)
 
     batches = []
-    with sampling_progress(progress) as bar:
-        task = None if bar is None else bar.add_task("sampling", total=draws * chains, rate="",
-                                                      accept="")
+    with run_progress(progress, algorithm.headline, int(warmup) * chains, draws * chains) as shown:
         for batch in _batches(chains, chain_method):
             state = jax.block_until_ready(compiled.init(init_keys[batch], positions[batch]))
             batches.append(_run_batch(compiled, warm_keys[batch], sample_keys[batch], state,
-                                      _take(params, batch), int(warmup), draws, chunk,
-                                      _Progress(bar, task, batch.stop - batch.start)))
-    record = jax.tree.map(lambda *xs: np.concatenate(xs, axis=0), *(b.record for b in batches))
+                                      _take(params, batch), int(warmup), draws, chunk, shown))
+        record = jax.tree.map(lambda *xs: np.concatenate(xs, axis=0),
+                              *(b.record for b in batches))
+        shown.finished(record)
     final_state = jax.tree.map(lambda *xs: jnp.concatenate(xs, axis=0), *(b.state for b in batches))
     final_params = jax.tree.map(lambda *xs: jnp.concatenate(xs, axis=0),
                                 *(b.params for b in batches))
     posterior = _posterior(model, algorithm, record.pop("position"))
+    total_seconds = time.perf_counter() - started
     options = None if algorithm.options is None else algorithm.options.model_dump()
     attrs = {
         "sampler": algorithm.name, "model": model.name, "model_options": model.options,
         "sampler_options": options, "sampler_facts": dict(algorithm.facts),
+        "headline": [h._asdict() for h in algorithm.headline],
         "model_attrs": model.attrs, "seed": seed_record,
         "init": None if init is None else np.asarray(init, dtype=float).tolist(),
         "chains": chains, "draws": draws, "warmup": warmup, "thin": thin,
@@ -231,6 +239,7 @@ def run_chains(model: Model, algorithm: Algorithm, *, key: int | jax.Array, draw
         "wall_seconds_warmup": sum(b.warm_seconds for b in batches),
         "wall_seconds_compile": compiled.compile_seconds,
         "wall_seconds_sampling": sum(b.sample_seconds for b in batches),
+        "wall_seconds_total": total_seconds,
         "cost_total": float(np.sum(record["cost"])),
         "cost_warmup": float(sum(np.sum(b.warm_cost) for b in batches)),
         "n_data": model.n_data, "alpha": model.alpha,
@@ -239,6 +248,7 @@ def run_chains(model: Model, algorithm: Algorithm, *, key: int | jax.Array, draw
         **(extra_attrs or {}),
     }
     idata = build_inference_data(posterior, record, declared_stats(algorithm.stats), attrs)
+    shown.report(done_line(attrs))
     return RunResult(idata, final_state, final_params)
 
 
@@ -256,22 +266,6 @@ def _take(tree: Any, rows: slice) -> Any:
     return jax.tree.map(lambda a: a[rows], tree)
 
 
-class _Progress(NamedTuple):
-    """The progress bar (or ``None``), its task, and the chains of the batch being run."""
-
-    bar: Any
-    task: Any
-    chains: int
-
-    def update(self, done: int, length: int, accept_sum: float, seconds: float) -> None:
-        if self.bar is None:
-            return
-        n = self.chains
-        self.bar.update(self.task, advance=length * n,
-                        rate=f"{done * n / max(seconds, 1e-9):.0f} draws/s",
-                        accept=f"accept {accept_sum / (done * n):.2f}")
-
-
 class _Batch(NamedTuple):
     """One batch of chains run: its records (chain, draw, ...), final state and parameters, and
     its warmup and sampling seconds and warmup cost."""
@@ -285,29 +279,37 @@ class _Batch(NamedTuple):
 
 
 def _run_batch(compiled: _Compiled, warm_keys: jax.Array, sample_keys: jax.Array, state: Any,
-               params: Any, warmup: int, draws: int, chunk: int, progress: _Progress) -> _Batch:
+               params: Any, warmup: int, draws: int, chunk: int, shown: RunProgress) -> _Batch:
     """Compile, warm up and sample one batch of chains (all of them with ``vmap``, one with
-    ``sequential``)."""
-    compiled.prepare(warm_keys, sample_keys, state, params, warmup, chunk)
+    ``sequential``), moving the bar on as each phase starts and ends."""
+    n = warm_keys.shape[0]
+    if not compiled.prepared(n, warmup, chunk):
+        shown.compiling()
+        before = compiled.compile_seconds
+        compiled.prepare(warm_keys, sample_keys, state, params, warmup, chunk)
+        shown.compiled(compiled.compile_seconds - before)
     t0 = time.perf_counter()
-    warm_cost = np.zeros(warm_keys.shape[0])
+    warm_cost = np.zeros(n)
     if warmup > 0:
+        shown.warming()
         state, params, cost = compiled.warmup(warm_keys, state, params, warmup)
         warm_cost = np.asarray(cost)
     jax.block_until_ready(state)
     warm_seconds = time.perf_counter() - t0
+    if warmup > 0:
+        shown.warmed(warmup * n, warm_seconds)
+    shown.sampling()
     t0 = time.perf_counter()
-    pieces, accept_sum, done = [], 0.0, 0
+    pieces: list[dict[str, np.ndarray]] = []
     for start in range(0, draws, chunk):
         length = min(chunk, draws - start)
         state, record = compiled.chunk(sample_keys, state, params, start, length, chunk)
-        record = jax.tree.map(np.asarray, record)
-        pieces.append(record)
-        done += length
-        accept_sum += float(np.sum(record["acceptance_rate"]))
-        progress.update(done, length, accept_sum, time.perf_counter() - t0)
+        pieces.append(jax.tree.map(np.asarray, record))
+        shown.sampled(length * n, (start + length) * n, time.perf_counter() - t0, pieces)
+    sample_seconds = time.perf_counter() - t0
+    shown.batch_sampled(sample_seconds)
     record = jax.tree.map(lambda *xs: np.concatenate(xs, axis=1), *pieces)
-    return _Batch(record, state, params, warm_seconds, time.perf_counter() - t0, warm_cost)
+    return _Batch(record, state, params, warm_seconds, sample_seconds, warm_cost)
 
 
 def _posterior(model: Model, algorithm: Algorithm, theta: np.ndarray) -> xr.Dataset:

@@ -10,6 +10,7 @@ and the driver; with the same package versions the posterior is bit for bit the 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +19,7 @@ from tempering.errors import UserInputError
 from tempering.models import get_model
 from tempering.run.driver import key_from_record, run_chains
 from tempering.run.output import check_output_path, load_run, run_attr, save_run
+from tempering.run.progress import done_line
 
 #: Attributes a run file must have to be rebuilt.
 REBUILD_ATTRS = ("model", "model_options", "sampler", "sampler_options", "seed", "chains",
@@ -26,11 +28,14 @@ REBUILD_ATTRS = ("model", "model_options", "sampler", "sampler_options", "seed",
 
 def run_and_save(model_name: str, sampler_name: str, config: dict, *, chains: int, draws: int,
                  warmup: int, seed: Any, chain_method: str, thin: int, out: Path,
-                 progress: bool, init: Any = None) -> Path:
+                 progress: bool, init: Any = None,
+                 on_done: Callable[[str], Any] | None = None) -> Path:
     """Validate everything, sample, and write the run file atomically; returns its path.
 
     ``config`` holds the ``model`` and ``sampler`` tables (options; a ``name`` key is ignored).
-    Nothing is written when any input is bad.
+    Nothing is written when any input is bad. ``on_done``, when given, is called with the
+    end-of-run line (total wall time, compilation apart: :func:`~tempering.run.progress.done_line`)
+    once the file is written.
     """
     check_output_path(out)
     model_options = {k: v for k, v in config["model"].items() if k != "name"}
@@ -39,7 +44,10 @@ def run_and_save(model_name: str, sampler_name: str, config: dict, *, chains: in
     algorithm = get_sampler(sampler_name, model, **sampler_options)
     result = run_chains(model, algorithm, key=seed, draws=draws, chains=chains, warmup=warmup,
                         thin=thin, init=init, chain_method=chain_method, progress=progress)
-    return save_run(result.idata, out)
+    path = save_run(result.idata, out)
+    if on_done is not None:
+        on_done(done_line(result.idata["posterior"].attrs))
+    return path
 
 
 def rebuild_arguments(path: str | Path) -> dict[str, Any]:
