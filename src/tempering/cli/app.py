@@ -18,13 +18,15 @@ app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_
 
 
 def json_ready(value):
-    """``value`` with every non-finite float replaced by ``None`` (JSON has no NaN or infinity)."""
+    """``value`` with every non-finite float written as the string ``"nan"``, ``"inf"`` or
+    ``"-inf"`` (JSON has no NaN or infinity; ``float()`` reads these back), never ``null``: an
+    infinite R-hat stays visibly infinite."""
     if isinstance(value, dict):
         return {k: json_ready(v) for k, v in value.items()}
     if isinstance(value, list | tuple):
         return [json_ready(v) for v in value]
     if isinstance(value, float) and not math.isfinite(value):
-        return None
+        return str(value)
     return value
 
 
@@ -33,7 +35,9 @@ def sample(
     out: Annotated[Path, typer.Option("--out", help="Run file to write (NetCDF).")],
     model: Annotated[str | None, typer.Option(help="Model name (see `tempering models`).")] = None,
     sampler: Annotated[str | None, typer.Option(help="Sampler (see `tempering samplers`).")] = None,
-    config: Annotated[Path | None, typer.Option(help="TOML file: [model], [sampler].")] = None,
+    # help texts are rich markup: a bare [model] is a tag and vanishes, \\[ keeps the bracket
+    config: Annotated[Path | None, typer.Option(
+        help="TOML file with \\[model] and \\[sampler] tables.")] = None,
     set_: Annotated[list[str] | None, typer.Option(
         "--set", help="Override an option: model.KEY=VALUE or sampler.KEY=VALUE.")] = None,
     chains: Annotated[int, typer.Option(help="Number of chains.")] = 4,
@@ -59,7 +63,8 @@ def sample(
         raise UserInputError("no sampler given: use --sampler NAME or name = ... in [sampler]")
     path = run_and_save(model_name, sampler_name, settings, chains=chains, draws=draws,
                         warmup=warmup, seed=seed, chain_method=chain_method.value, thin=thin,
-                        out=out, progress=progress)
+                        out=out, progress=progress,  # the bar prints the "done in" line itself
+                        on_done=None if progress else typer.echo)
     typer.echo(f"wrote {path}")
 
 
@@ -90,7 +95,8 @@ def summary(
         help="Importance-tempering combination of the rungs (st, or pt with keep_all_rungs); "
              "default optimal.")] = None,
 ) -> None:
-    """Per-parameter mean, sd, ESS, R-hat and MCSE, and the run's totals."""
+    """Per-parameter mean, sd, ESS, R-hat and MCSE, the run's totals, and warnings (R-hat, ESS,
+    stuck chains, divergences, low headline acceptance)."""
     from tempering.cli.render import print_summary
     from tempering.run.output import load_run
     from tempering.summary import summarize
@@ -137,7 +143,7 @@ def demo(
 @app.command()
 def reproduce(
     experiment: Annotated[str, typer.Argument(
-        help="Which paper: gsk2010, vdm2014, vdm2014-runtime, wang-neal2013.")],
+        help="Which paper: gsk2010, li-wong, vdm2014, vdm2014-runtime, wang-neal2013.")],
     quick: Annotated[bool, typer.Option(help="Smaller settings that finish in minutes.")] = False,
     out: Annotated[Path, typer.Option(help="Directory for tables, CSV and plots.")] =
     Path("reproductions"),

@@ -26,7 +26,8 @@ def sampler_lines(summary: dict[str, Any]) -> list[str]:
 
 
 def print_summary(summary: dict[str, Any], console: Console | None = None) -> None:
-    """A table of every scalar parameter, then the run's totals."""
+    """A table of every scalar parameter, then the run's totals, the sampler's lines, its headline
+    statistics and one ``warning:`` line per problem found (none for a healthy run)."""
     console = console or Console()
     table = Table(title=f"{summary['sampler']} on {summary['model']}: "
                         f"{summary['chains']} chains × {summary['draws']} draws")
@@ -56,6 +57,17 @@ def print_summary(summary: dict[str, Any], console: Console | None = None) -> No
         print_it(summary, console)
     if "predictive" in summary:
         console.print(predictive_line(summary["predictive"]))
+    if summary.get("headline"):
+        console.print(headline_line(summary["headline"]))
+    for warning in summary.get("warnings", []):
+        # soft_wrap: each warning stays one line (the terminal folds it, rich does not)
+        console.print(f"[bold yellow]warning:[/] {escape(warning)}", soft_wrap=True)
+
+
+def headline_line(values: dict[str, float]) -> str:
+    """The sampler's headline statistics on one line: ``headline: TT accept 0.138, accept 0.3``."""
+    return "headline: " + ", ".join(f"{escape(label)} {_fmt(value, 3)}"
+                                    for label, value in values.items())
 
 
 def predictive_line(block: dict[str, Any]) -> str:

@@ -30,12 +30,15 @@ def _diagnostic(fn, values: np.ndarray, **kwargs) -> float:
     """An ArviZ diagnostic of a (chain, draw) array; NaN where it is undefined (under 4 draws).
 
     With one chain, ArviZ warns that it cannot validate the shape; the value is still defined
-    (split-chain R-hat and ESS), so the warning is silenced rather than shown to the user.
+    (split-chain R-hat and ESS), so the warning is silenced rather than shown to the user. So is
+    NumPy's division warning for chains that never moved (an infinite or NaN R-hat): the summary
+    reports the value and warns about it in its own words (:mod:`tempering.summary.checks`).
     """
     if values.shape[1] < 4:
         return float("nan")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
+        warnings.simplefilter("ignore", RuntimeWarning)
         return float(fn(values, **kwargs))
 
 

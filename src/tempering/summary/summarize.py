@@ -10,7 +10,9 @@ summarised by its spec's ``summarize`` hook, found in the registry by the run's 
 of a sampler that is not registered in this process is summarised without them. A run that kept
 every rung's draws with importance weights is summarised by importance tempering
 (:mod:`tempering.summary.weighted`). A run of a model with a held-out test set (``logistic``,
-``bnn``) gets test-set predictive checks (:mod:`tempering.summary.predictive`).
+``bnn``) gets test-set predictive checks (:mod:`tempering.summary.predictive`). The sampler's
+headline statistics and the warnings (R-hat, ESS, stuck chains, divergences, headlines below
+their floors, importance-sampling ESS) come from :mod:`tempering.summary.checks`.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from tempering.algorithms import SAMPLERS
 from tempering.errors import UserInputError
 from tempering.estimators import Weights, ess_per_cost, ess_per_second
 from tempering.run.output import run_attr
+from tempering.summary.checks import headline_values, run_headlines, summary_warnings
 from tempering.summary.params import param_row, scalar_series
 from tempering.summary.predictive import predictive_summary
 from tempering.summary.weighted import has_rungs, it_summary
@@ -47,7 +50,9 @@ def summarize(idata: az.InferenceData, weights: Weights | None = None) -> dict[s
     ``cost_total``, ``ess_per_second``, ``ess_per_cost``, plus ``sampler``, ``model``, ``chains``,
     ``draws``, ``cost_per_draw``, what the sampler's spec adds (:func:`sampler_summary`) and, for
     a model with a held-out test set, the ``predictive`` block
-    (:func:`~tempering.summary.predictive.predictive_summary`).
+    (:func:`~tempering.summary.predictive.predictive_summary`); last, ``headline`` (label → value
+    of each statistic the sampler puts forward) and ``warnings`` (one line per problem found,
+    :func:`~tempering.summary.checks.summary_warnings`; empty for a healthy run).
 
     A run that kept every rung's draws (``st``, ``pt`` with ``keep_all_rungs``) is summarised by
     importance tempering with the combination ``weights`` (``optimal`` by default, ``naive``,
@@ -70,7 +75,7 @@ def summarize(idata: az.InferenceData, weights: Weights | None = None) -> dict[s
     samp = float(run_attr(idata, "wall_seconds_sampling", 0.0))
     cost = float(run_attr(idata, "cost_total", float("nan")))
     ess_min = float(np.min(ess))
-    return {
+    result = {
         "sampler": run_attr(idata, "sampler"),
         "model": run_attr(idata, "model"),
         "chains": int(idata["posterior"].sizes["chain"]),
@@ -88,3 +93,7 @@ def summarize(idata: az.InferenceData, weights: Weights | None = None) -> dict[s
         **it,
         **predictive_summary(idata),
     }
+    headlines = run_headlines(idata)
+    result["headline"] = headline_values(idata, headlines)
+    result["warnings"] = summary_warnings(result, idata, headlines)
+    return result

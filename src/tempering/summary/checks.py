@@ -1,0 +1,210 @@
+"""What makes a run summary warn: the summary's ``headline`` values and ``warnings`` lines.
+
+The checks follow Stan's and ArviZ's conventions (Vehtari et al. 2021), each a one-line warning
+naming the problem and its numbers:
+
+* rank R-hat above :data:`RHAT_MAX` (1.01), naming the worst parameter; an R-hat that is
+  infinite or NaN for a parameter with every draw defined (chains that never mix, or all stuck at
+  one value) warns too;
+* bulk or tail ESS under :data:`ESS_PER_CHAIN` (100) per chain, i.e. below 100 × chains in total
+  (Stan's rule), naming the worst parameter; with fewer than 4 draws per chain neither R-hat nor
+  ESS is defined, and that is the warning;
+* chains that never moved: every parameter constant over the chain's draws, or its mean
+  ``acceptance_rate`` 0 — the chains are named;
+* divergent transitions, when ``sample_stats`` has ``diverging`` (any at all, as Stan): count
+  and share of the draws;
+* a sampler's headline statistic (:class:`~tempering.algorithms.base.Headline`) below its
+  ``floor`` (e.g. TT accept under 0.05);
+* for a run summarised by importance tempering, an importance-sampling ESS of the chosen
+  weights under 100 per chain, or under :data:`IS_ESS_SHARE` (1%) of the weighted draws (a few
+  draws carry most of the weight). The IS ESS ignores autocorrelation, so it bounds the effective
+  size from above: below either line the weighted estimates are not to be trusted.
+
+R-hat and tail ESS of importance-weighted estimates are not defined (NaN) and are not checked.
+Components undefined in some draws (unused slots of a variable-dimension model) are left out, as
+they are from the summary's totals.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import arviz as az
+import numpy as np
+
+from tempering.algorithms.base import ACCEPTANCE_HEADLINE, Headline, headline_value
+from tempering.run.output import run_attr
+
+#: Rank R-hat above this warns (Vehtari et al. 2021; ArviZ's and Stan's threshold).
+RHAT_MAX = 1.01
+#: Bulk or tail ESS (and the IS ESS) under this many per chain warns (Stan's rule).
+ESS_PER_CHAIN = 100
+#: An IS ESS under this share of the weighted draws warns (weights degenerate).
+IS_ESS_SHARE = 0.01
+#: ArviZ's R-hat and ESS need at least this many draws per chain.
+MIN_DRAWS = 4
+
+
+def run_headlines(idata: az.InferenceData) -> tuple[Headline, ...]:
+    """The headline statistics the run's sampler declared (its file's ``headline`` attr); a run
+    file without them (written before headlines existed) gets the mean acceptance."""
+    recorded = run_attr(idata, "headline")
+    if not recorded:
+        return (ACCEPTANCE_HEADLINE,)
+    return tuple(Headline(**entry) for entry in recorded)
+
+
+def headline_values(idata: az.InferenceData,
+                    headlines: tuple[Headline, ...]) -> dict[str, float]:
+    """``{label: value}`` of each headline over the run's ``sample_stats`` (NaN where a statistic
+    it needs was not recorded)."""
+    stats = idata["sample_stats"]
+    record = {str(name): np.asarray(stats[name].values) for name in stats.data_vars}
+    return {h.label: headline_value(h, record) for h in headlines}
+
+
+def _chains(indices: list[int]) -> str:
+    """``chain 1`` or ``chains 0, 2``."""
+    return (f"chain{'s' if len(indices) > 1 else ''} "
+            f"{', '.join(str(i) for i in indices)}")
+
+
+def _per_chain(chains: int) -> str:
+    """``100 per chain × 4 chains``."""
+    return f"{ESS_PER_CHAIN} per chain × {chains} chain{'s' if chains != 1 else ''}"
+
+
+def _full_rows(summary: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """Parameter rows with every draw defined (those that enter the totals)."""
+    return {name: row for name, row in summary["params"].items()
+            if row.get("defined", 1.0) == 1.0}
+
+
+def rhat_warnings(summary: dict[str, Any]) -> list[str]:
+    """R-hat above :data:`RHAT_MAX`, or not finite; or no diagnostics at all (under 4 draws)."""
+    if "it" in summary:  # importance-weighted estimates have no R-hat
+        return []
+    if summary["draws"] < MIN_DRAWS:
+        return [f"R-hat and ESS are undefined with {summary['draws']} draws per chain (they need "
+                f"at least {MIN_DRAWS}): run longer"]
+    rhats = {name: float(row["rhat"]) for name, row in _full_rows(summary).items()}
+    out = []
+    broken = {name: value for name, value in rhats.items() if not math.isfinite(value)}
+    if broken:
+        name, value = next(iter(broken.items()))
+        out.append(f"R-hat is {value} for {name} ({len(broken)} of {len(rhats)} parameters "
+                   f"without a finite R-hat): the chains do not mix at all (stuck, or all "
+                   f"constant at one value)")
+    finite = {name: value for name, value in rhats.items() if math.isfinite(value)}
+    high = {name: value for name, value in finite.items() if value > RHAT_MAX}
+    if high:
+        worst = max(high, key=high.__getitem__)
+        out.append(f"R-hat {high[worst]:.3f} for {worst} is above {RHAT_MAX} ({len(high)} of "
+                   f"{len(rhats)} parameters above): the chains disagree; run longer, or look "
+                   f"for modes some chains have not reached")
+    return out
+
+
+def ess_warnings(summary: dict[str, Any]) -> list[str]:
+    """Bulk or tail ESS under :data:`ESS_PER_CHAIN` per chain, naming the worst parameter."""
+    if summary["draws"] < MIN_DRAWS:
+        return []  # rhat_warnings says it
+    chains = summary["chains"]
+    floor = ESS_PER_CHAIN * chains
+    rows = _full_rows(summary)
+    out = []
+    for kind, consequence in (("bulk", "the means and R-hat are unreliable"),
+                              ("tail", "the quantiles and intervals are unreliable")):
+        ess = {name: float(row[f"ess_{kind}"]) for name, row in rows.items()
+               if math.isfinite(row[f"ess_{kind}"])}
+        low = {name: value for name, value in ess.items() if value < floor}
+        if low:
+            worst = min(low, key=low.__getitem__)
+            out.append(f"{kind} ESS {low[worst]:.0f} for {worst} is below {floor} "
+                       f"({_per_chain(chains)}; {len(low)} of {len(ess)} parameters below)"
+                       f": {consequence}; run longer")
+    return out
+
+
+def stuck_warnings(idata: az.InferenceData) -> list[str]:
+    """Chains whose draws of every parameter are constant, or whose mean acceptance is 0."""
+    posterior = idata["posterior"]
+    chains, draws = posterior.sizes["chain"], posterior.sizes["draw"]
+    constant = np.full(chains, draws > 1)
+    for var in posterior.data_vars.values():
+        values = np.asarray(var.values, dtype=float).reshape(chains, draws, -1)
+        first = values[:, :1]
+        same = (values == first) | (np.isnan(values) & np.isnan(first))
+        constant &= same.all(axis=(1, 2))
+    idle = np.zeros(chains, dtype=bool)
+    if "acceptance_rate" in idata["sample_stats"]:
+        rate = np.asarray(idata["sample_stats"]["acceptance_rate"].values, dtype=float)
+        idle = np.mean(rate.reshape(chains, draws, -1), axis=(1, 2)) == 0
+    stuck = [int(c) for c in np.flatnonzero(constant | idle)]
+    if not stuck:
+        return []
+    same, zero = f"every parameter constant over {draws} draws", "mean acceptance_rate 0"
+    if np.array_equal(constant, idle):
+        reason = f"{same}, {zero}"
+    else:
+        reason = "; ".join(f"{what} in {_chains([int(c) for c in np.flatnonzero(where)])}"
+                           for what, where in ((same, constant), (zero, idle)) if where.any())
+    return [f"{_chains(stuck)} of {chains} never moved ({reason}): their draws say nothing "
+            f"about the posterior; check the step size and the initial point"]
+
+
+def divergence_warnings(idata: az.InferenceData) -> list[str]:
+    """Divergent transitions, when the sampler records ``diverging``."""
+    if "diverging" not in idata["sample_stats"]:
+        return []
+    diverging = np.asarray(idata["sample_stats"]["diverging"].values, dtype=float)
+    count = int(np.sum(diverging != 0))
+    if count == 0:
+        return []
+    return [f"{count} divergent transitions ({count / diverging.size:.1%} of {diverging.size} "
+            f"draws): the sampler could not follow the posterior's curvature and the draws may be "
+            f"biased; use a smaller step size (a higher target acceptance) or reparametrise"]
+
+
+def headline_warnings(headlines: tuple[Headline, ...], values: dict[str, float]) -> list[str]:
+    """Each headline with a ``floor`` whose value is below it."""
+    out = []
+    for headline in headlines:
+        value = values.get(headline.label, float("nan"))
+        if headline.floor is not None and value < headline.floor:  # NaN: not recorded, no warning
+            out.append(f"{headline.label} {value:.3g} is below {headline.floor:g}: these moves "
+                       f"are seldom accepted, so the chains may not mix; see `tempering "
+                       f"samplers` for the sampler's options")
+    return out
+
+
+def is_ess_warnings(summary: dict[str, Any]) -> list[str]:
+    """An importance-sampling ESS under 100 per chain or under 1% of the weighted draws."""
+    if "it" not in summary:
+        return []
+    it = summary["it"]
+    ess = float(it[f"ess_{it['weights']}"])
+    total = float(np.sum(it["n_per_rung"]))
+    floor = ESS_PER_CHAIN * summary["chains"]
+    problems = []
+    if not ess >= floor:
+        problems.append(f"below {floor} ({_per_chain(summary['chains'])})")
+    if total > 0 and not ess >= IS_ESS_SHARE * total:
+        problems.append(f"{ess / total:.2%} of the {total:.0f} weighted draws, below "
+                        f"{IS_ESS_SHARE:.0%}")
+    if not problems:
+        return []
+    return [f"importance-sampling ESS {ess:.0f} ({it['weights']} weights) is "
+            f"{' and '.join(problems)}: a few draws carry most of the weight and the weighted "
+            f"estimates are unreliable; run longer or use closer rungs"]
+
+
+def summary_warnings(summary: dict[str, Any], idata: az.InferenceData,
+                     headlines: tuple[Headline, ...]) -> list[str]:
+    """Every warning for the run, in the order: stuck chains (the likely cause of the rest),
+    R-hat, ESS, divergences, headlines below their floors, importance-sampling ESS."""
+    return [*stuck_warnings(idata), *rhat_warnings(summary), *ess_warnings(summary),
+            *divergence_warnings(idata),
+            *headline_warnings(headlines, summary.get("headline", {})),
+            *is_ess_warnings(summary)]
