@@ -81,6 +81,15 @@ def _config(name: str, text: str | None, *fragments: str) -> Case:
     return build
 
 
+def _config_only(name: str, text: str, *fragments: str) -> Case:
+    """``sample --config FILE`` with no --model or --sampler flag (the file names them)."""
+    def build(tmp: Path):
+        path = csv_file(tmp, name, text)
+        return ["sample", "--config", path, *TINY, "--out", tmp / "run.nc"], list(fragments)
+
+    return build
+
+
 def _gp_no_y(tmp: Path):
     path = csv_file(tmp, "noy.csv", "a,b\n1,2\n3,4\n5,7\n")
     args = sample_args(tmp / "run.nc", "--set", f"model.data={path}", model="gp_regression")
@@ -159,6 +168,26 @@ BAD_INPUTS: dict[str, Case] = {
     "config-malformed": _config("bad.toml", "[model\nname = 1\n", "not a valid TOML file"),
     "config-unknown-table": _config("unk.toml", "[model]\ndim = 2\n[foo]\nx = 1\n",
                                     "unknown table [foo]"),
+    "config-option-typo": _with(_config("typo.toml", '[sampler]\nstepsize = 0.1\n'),
+                                "sampler.stepsize: unknown option (did you mean step_size?); "
+                                "valid: step_size, adapt_step_size, target_accept"),
+    "config-name-not-a-string": _config_only(
+        "name.toml", '[model]\nname = [1]\n[sampler]\nname = "rwm"\n',
+        "model name must be a string, got [1]"),
+    "sampler-option-typo": _with(_mvn("--set", "sampler.stepsize=0.1"),
+                                 "sampler.stepsize: unknown option (did you mean step_size?); "
+                                 "valid: step_size, adapt_step_size, target_accept"),
+    "inner-sampler-option-typo": lambda tmp: (
+        sample_args(tmp / "run.nc", *SMALL_MVN, "--set", "sampler.rung=3", sampler="pt"),
+        ["sampler.rung: unknown option (did you mean rungs?); valid: inner, rungs, beta_min",
+         "step_size, adapt_step_size"]),  # the sampler's own options and its inner kernel's
+    "unknown-option-nothing-close": _with(_mvn("--set", "model.zzzz=1"),
+                                          "model.zzzz: unknown option; valid: data, cov, "),
+    "option-not-finite": _with(_mvn("--set", "model.prior_sd=inf"), "model.prior_sd: ",
+                               "finite number", "inf"),
+    "list-option-not-finite": lambda tmp: (
+        sample_args(tmp / "run.nc", "--set", "model.means=[0.0, nan]", model="mixture"),
+        ["model.means.1: ", "finite number", "nan"]),
     "summary-missing-file": _summary_missing,
     "summary-not-netcdf": _summary_text,
     "summary-netcdf-not-a-run": _summary_plain_netcdf,
@@ -290,7 +319,7 @@ def test_summary_json_is_strict_json_when_diagnostics_are_undefined(tmp_path, ca
         raise AssertionError(f"not JSON: {token}")
 
     result = json.loads(stdout, parse_constant=reject)
-    assert result["params"]["theta[0]"]["rhat"] is None
+    assert result["params"]["theta[0]"]["rhat"] == "nan"  # a string, never null
     assert isinstance(result["params"]["theta[0]"]["mean"], float)
 
 
@@ -343,7 +372,10 @@ def test_missing_model_name(tmp_path, capsys):
 
 
 def _option_lines(options) -> list[str]:
-    return [f"{key} = {field.default!r}  [" for key, field in options.model_fields.items()]
+    from tempering.cli.catalog import format_default
+
+    return [f"{key} = {format_default(field.default)}  ["
+            for key, field in options.model_fields.items()]
 
 
 def test_models_lists_names_options_defaults(capsys, monkeypatch):
@@ -373,3 +405,63 @@ def test_samplers_lists_names_options_defaults(capsys, monkeypatch):
         for line in _option_lines(spec.options):
             assert line in out
     assert "step_size = 0.1  [float > 0 | list[float > 0]]" in out
+
+
+def test_catalog_defaults_are_rounded(capsys, monkeypatch):
+    from tempering.cli.catalog import format_default
+
+    assert format_default(0.5475701574264202) == "0.5476"
+    assert format_default([0.123456789, 2.0, [1e-9, -1234567.0]]) == \
+        "[0.1235, 2.0, [1e-09, -1.235e+06]]"
+    assert format_default(1000.0) == "1000.0"  # still reads as a float
+    assert [format_default(v) for v in (3, True, None, "ard")] == ["3", "True", "None", "'ard'"]
+    monkeypatch.setenv("COLUMNS", "200")
+    code, out, err = run_cli(["models"], capsys)
+    assert code == 0, err
+    assert "beta = 0.5476  [float > 0]" in out
+    assert "0.54757" not in out
+
+
+@pytest.mark.parametrize("kind", ["models", "samplers"])
+def test_catalog_fits_80_columns(capsys, monkeypatch, kind):
+    """At 80 columns every line fits, and no option's ``key = default`` is broken across lines."""
+    from rich.cells import cell_len
+
+    from tempering.algorithms import SAMPLERS
+    from tempering.models import MODELS
+
+    monkeypatch.setenv("COLUMNS", "80")
+    code, out, err = run_cli([kind], capsys)
+    assert code == 0, err
+    lines = out.splitlines()
+    assert max(cell_len(line) for line in lines) <= 80
+    for spec in MODELS if kind == "models" else SAMPLERS:
+        assert any(line.startswith(f"{spec.name} — ") for line in lines), spec.name
+        for option in _option_lines(spec.options):
+            assert option.removesuffix("  [") in out, option
+
+
+# --------------------------------------------------------------------------- help texts
+
+
+def test_config_help_names_its_tables(capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "200")
+    code, out, err = run_cli(["sample", "--help"], capsys)
+    assert code == 0, err
+    line = next(line for line in out.splitlines() if "--config" in line)
+    assert "[model]" in line and "[sampler]" in line
+
+
+def test_no_help_text_loses_text_to_rich_markup():
+    """Help texts are rich markup: a bare ``[word]`` is a tag and vanishes unless escaped."""
+    import typer.main
+    from rich.text import Text
+
+    from tempering.cli.app import app
+
+    group = typer.main.get_command(app)
+    texts = [group.help or ""]
+    for command in group.commands.values():  # type: ignore[attr-defined]
+        texts += [command.help or ""] + [getattr(p, "help", None) or "" for p in command.params]
+    for text in texts:
+        assert Text.from_markup(text).plain == text.replace("\\[", "["), text

@@ -9,8 +9,10 @@ is taken as a string (``--set model.data=my.csv``).
 
 from __future__ import annotations
 
+import difflib
 import re
 import tomllib
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, Self, TypeVar
 
@@ -23,7 +25,8 @@ SECTIONS = ("model", "sampler")
 
 
 class Options(BaseModel):
-    """Base of a component's options (a sampler's, a kernel's): unknown keys are errors.
+    """Base of a component's options (a sampler's, a kernel's): unknown keys are errors, and so
+    are NaN and infinity for a float.
 
     Defaults and cross-field rules live in the options class. A rule that spans fields is a
     model validator whose message starts with the field it is about (``"prior_rung: needs ..."``)
@@ -33,7 +36,7 @@ class Options(BaseModel):
     sampler from them).
     """
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
     def resolve(self, model: Any) -> Self:
         """These options with model-dependent defaults filled in (here: unchanged)."""
@@ -51,34 +54,61 @@ def _key_parts(loc: tuple) -> list[str]:
             or (part.isidentifier() and part not in _UNION_TAGS)]
 
 
-def first_error_line(err: ValidationError, prefix: str) -> str:
+def unknown_option_line(key: str, name: str, valid: Iterable[str]) -> str:
+    """``KEY: unknown option (did you mean X?); valid: a, b, c`` (the hint only when one is close).
+
+    Parameters
+    ----------
+    key
+        The full key as the user wrote it (``sampler.rung``).
+    name
+        Its last part (``rung``), compared with ``valid``.
+    valid
+        The option names accepted there.
+    """
+    valid = list(dict.fromkeys(valid))
+    close = difflib.get_close_matches(name, valid, n=1)
+    hint = f" (did you mean {close[0]}?)" if close else ""
+    listed = f"; valid: {', '.join(valid)}" if valid else ""
+    return f"{key}: unknown option{hint}{listed}"
+
+
+def first_error_line(err: ValidationError, prefix: str, valid: Iterable[str] = ()) -> str:
     """One line naming the offending key and value of a pydantic error.
 
     Of the errors on the first offending key, the deepest is reported: for a union such as
-    ``float | list[float]`` given a list, that is the bad list element, not "not a number".
+    ``float | list[float]`` given a list, that is the bad list element, not "not a number". An
+    unknown top-level key lists the ``valid`` option names, with the closest as a hint.
     """
     errors = err.errors()
     same_key = [e for e in errors if e["loc"][:1] == errors[0]["loc"][:1]]
     first = max(same_key, key=lambda e: len(_key_parts(e["loc"])))
-    loc = ".".join(_key_parts(first["loc"]))
+    parts = _key_parts(first["loc"])
+    loc = ".".join(parts)
     message = first["msg"].removeprefix("Value error, ")
     named = _FIELD_FIRST.match(message) if not loc else None
     if named:  # a model validator's message that names its field first
         loc, message = named.group(1), message[named.end():]
     key = f"{prefix}.{loc}" if loc else prefix
     if first["type"] == "extra_forbidden":
-        return f"{key}: unknown option"
+        return unknown_option_line(key, parts[-1], valid if len(parts) == 1 else ())
     if "input" in first and loc and not named:
         return f"{key}: {message} (got {first['input']!r})"
     return f"{key}: {message}"
 
 
-def validate_options(cls: type[T], options: dict[str, Any], prefix: str) -> T:
-    """Validate ``options`` against ``cls``; a failure is one :class:`UserInputError` line."""
+def validate_options(cls: type[T], options: dict[str, Any], prefix: str,
+                     also_valid: Iterable[str] = ()) -> T:
+    """Validate ``options`` against ``cls``; a failure is one :class:`UserInputError` line.
+
+    ``also_valid`` names options accepted beside ``cls``'s own (a sampler's, when ``cls`` is the
+    inner kernel's options class validating the rest), listed with them for an unknown key.
+    """
     try:
         return cls.model_validate(options)
     except ValidationError as err:
-        raise UserInputError(first_error_line(err, prefix)) from None
+        valid = [*also_valid, *cls.model_fields]
+        raise UserInputError(first_error_line(err, prefix, valid)) from None
 
 
 def parse_value(text: str) -> Any:

@@ -73,6 +73,8 @@ class Registry(Generic[S]):
         UserInputError
             No spec has that name (the message lists the known ones).
         """
+        if not isinstance(name, str):  # e.g. name = [1] in a TOML config: unhashable
+            raise UserInputError(f"{self.kind} name must be a string, got {name!r}")
         if name not in self._specs:
             raise UserInputError(f"unknown {self.kind} {name!r} (known: {', '.join(self._specs)})")
         return self._specs[name]

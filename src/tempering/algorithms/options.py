@@ -63,7 +63,7 @@ class InnerOptions(Options):
     def inner_options(self) -> Options:
         """The inner kernel's options, validated by its own class (one-line errors)."""
         return validate_options(KERNELS.get(self.inner).options, dict(self.model_extra or {}),
-                                prefix="sampler")
+                                prefix="sampler", also_valid=type(self).model_fields)
 
     def bind_inner(self, dim: int) -> tuple[KernelSpec, BoundKernel]:
         """The inner kernel's spec and the kernel bound to these options."""

@@ -364,12 +364,12 @@ Total wall time: {wall / 60:.1f} min (2 CPU cores shared with other jobs; XLA si
 | method | IS ESS (mean) | paper ESS | K–S mean | paper K–S mean | K–S var | best in runs |
 |---|---|---|---|---|---|---|
 """ + "\n".join(
-        f"| {k} | {f(by[k]['ess_mean'], 5)} | {f(paper.TABLE2[k]['ess'], 5)} | "
+        f"| {k} | {f(by[k]['ess_mean'])} | {f(paper.TABLE2[k]['ess'])} | "
         f"{f(by[k]['ks_mean'])} | {f(paper.TABLE2[k]['ks_mean'])} | {f(by[k]['ks_var'])} | "
         f"{by[k]['ks_best_count']}/{cfg.toy_runs} |" for k in ESTIMATORS) + f"""
 
-Mean Σ_i ESS_i = {f(toy_extra['mean_sum_ess_per_rung'], 5)} (paper's last row: 22910); mean
-draws at the cold rung {f(toy_extra['mean_n_cold'], 5)}; mean rung-move acceptance
+Mean Σ_i ESS_i = {f(toy_extra['mean_sum_ess_per_rung'])} (paper's last row: 22910); mean
+draws at the cold rung {f(toy_extra['mean_n_cold'])}; mean rung-move acceptance
 {f(toy_extra['rung_accept'], 3)}.
 
 - ESS ranking here: {_ranking(toy_ess)}; paper: optimal > naive > st. Ratio optimal/st:
@@ -382,8 +382,8 @@ draws at the cold rung {f(toy_extra['mean_n_cold'], 5)}; mean rung-move acceptan
 ## GP hyperparameters, motorcycle data (`gp_mcycle.md`)
 
 IS ESS of {gp_extra['draws_total']} pooled ST draws ({gp_extra['n_cold']} at the cold rung):
-st {f(gp_ess['st'], 5)}, naive {f(gp_ess['naive'], 5)}, optimal {f(gp_ess['optimal'], 5)}
-(Σ_i ESS_i = {f(gp_extra['sum_ess_per_rung'], 5)}); ranking {_ranking(gp_ess)}. Rung-move
+st {f(gp_ess['st'])}, naive {f(gp_ess['naive'])}, optimal {f(gp_ess['optimal'])}
+(Σ_i ESS_i = {f(gp_extra['sum_ess_per_rung'])}); ranking {_ranking(gp_ess)}. Rung-move
 acceptance {f(gp_extra['rung_accept'], 3)}. Largest |z| of a weighted mean against the plain
 RWM reference (MCSEs of both combined; the ST MCSE accounts for weights and
 autocorrelation): {f(max_gp_z, 3)}.
@@ -394,11 +394,11 @@ The paper (§3.2, treed GP on the same data) reports optimal IT ≫ ST and naive
 | method | IS ESS | total variation to exact P(k) | max abs error |
 |---|---|---|---|
 """ + "\n".join(
-        f"| {k} | {f(cp_by[k]['ess'], 5)} | {f(cp_by[k]['total_variation'])} | "
+        f"| {k} | {f(cp_by[k]['ess'])} | {f(cp_by[k]['total_variation'])} | "
         f"{f(cp_by[k]['max_abs_error'])} |" for k in ESTIMATORS) + f"""
 
 {cp_extra['draws_total']} pooled draws, {cp_extra['n_cold']} at the cold rung,
-Σ_i ESS_i = {f(cp_extra['sum_ess_per_rung'], 5)}, rung-move acceptance
+Σ_i ESS_i = {f(cp_extra['sum_ess_per_rung'])}, rung-move acceptance
 {f(cp_extra['rung_accept'], 3)}. ESS ranking: {_ranking(cp_ess_v)} (the issue expects optimal
 above both st and naive; {"it is" if cp_ess_v['optimal'] > max(cp_ess_v['st'], cp_ess_v['naive'])
  else "it is NOT"} here).
@@ -439,7 +439,7 @@ def run(quick: bool, out: Path, cfg: Settings | None = None, log=print) -> None:
     gp = run_gp(cfg, log)
     write_table(gp[0], gp_columns(), out / "gp_mcycle",
                 "GP hyperparameters of mcycle: weighted ST estimates vs plain RWM",
-                notes=" ".join(f"IS ESS {k}: {fmt_number(gp[1]['ess_' + k], 5)}."
+                notes=" ".join(f"IS ESS {k}: {fmt_number(gp[1]['ess_' + k])}."
                                for k in ESTIMATORS))
     cp = run_changepoint(cfg, log)
     write_table(cp[0], ("k", "exact", *ESTIMATORS), out / "changepoint",

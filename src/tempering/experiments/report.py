@@ -10,10 +10,19 @@ from pathlib import Path
 import numpy as np
 
 
-def fmt_number(x: float | None, digits: int = 4) -> str:
+def fmt_number(x: float | np.floating | None, digits: int = 4) -> str:
+    """``x`` to ``digits`` significant digits for a table or a README: a whole number as an
+    integer (``2535``), a number with at least ``digits`` digits before the point rounded to an
+    integer (``1515``, not ``1514.9469``), others (and magnitudes from 10¹⁵) in ``g`` format
+    (``0.5476``, ``1.235e-05``); ``None``, NaN and infinity as ``—``."""
     if x is None or not np.isfinite(x):
         return "—"
-    return f"{x:.{digits}g}" if abs(x) < 1e-3 else f"{x:.{digits}f}"
+    x = float(x)
+    if x == 0:
+        return "0"
+    if abs(x) < 1e15 and (x.is_integer() or abs(x) >= 10 ** (digits - 1)):
+        return f"{x:.0f}"
+    return f"{x:.{digits}g}"
 
 
 def write_table(rows: Sequence[dict], columns: Sequence[str], stem: Path, title: str,
@@ -34,7 +43,7 @@ def write_table(rows: Sequence[dict], columns: Sequence[str], stem: Path, title:
     lines = [f"# {title}", "", "| " + " | ".join(columns) + " |",
              "|" + "---|" * len(columns)]
     for row in rows:
-        cells = [fmt_number(v) if isinstance(v, float) else str(v) for v in
+        cells = [fmt_number(v) if isinstance(v, float | np.floating) else str(v) for v in
                  (row.get(c, "") for c in columns)]
         lines.append("| " + " | ".join(cells) + " |")
     if notes:

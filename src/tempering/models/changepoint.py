@@ -84,7 +84,7 @@ class ChangepointOptions(BaseModel):
     ~ Gamma(α, rate β), β in the data's time unit (default Green's 200 days in years).
     """
 
-    model_config = ConfigDict(extra="forbid", coerce_numbers_to_str=True)
+    model_config = ConfigDict(extra="forbid", coerce_numbers_to_str=True, allow_inf_nan=False)
 
     data: str = "coal"
     t_min: float | None = None

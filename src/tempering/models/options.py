@@ -9,9 +9,9 @@ from pydantic import BaseModel, ConfigDict, model_validator
 
 class DataOptions(BaseModel):
     """Base of a model's options: ``data`` (a CSV or a bundled name) excludes the synthetic-data
-    options named in ``SYNTHETIC``; unknown keys are errors."""
+    options named in ``SYNTHETIC``; unknown keys are errors, and so are NaN and infinity."""
 
-    model_config = ConfigDict(extra="forbid", coerce_numbers_to_str=True)
+    model_config = ConfigDict(extra="forbid", coerce_numbers_to_str=True, allow_inf_nan=False)
     SYNTHETIC: ClassVar[tuple[str, ...]] = ("n", "dim")
 
     data: str | None = None
