@@ -131,7 +131,8 @@ def demo(
     seed: Annotated[int, typer.Option(help="PRNG seed.")] = 0,
     progress: Annotated[bool, typer.Option(help="Show a progress bar.")] = True,
 ) -> None:
-    """GP hyperparameters of the bundled mcycle data: NUTS against STT, 4 chains each."""
+    """NUTS against STT on the mcycle GP (unimodal: NUTS wins), and NUTS against PT on a
+    two-mode mixture (NUTS stuck, PT right): summaries and two comparison tables."""
     from tempering.cli.demo import run_demo
     from tempering.run.output import check_output_path
 

@@ -65,8 +65,12 @@ def print_summary(summary: dict[str, Any], console: Console | None = None) -> No
 
 
 def headline_line(values: dict[str, float]) -> str:
-    """The sampler's headline statistics on one line: ``headline: TT accept 0.138, accept 0.3``."""
-    return "headline: " + ", ".join(f"{escape(label)} {_fmt(value, 3)}"
+    """The sampler's headline statistics on one line: ``headline: TT accept 0.138, accept 0.3``
+    (a whole number, such as a count of round trips, as an integer)."""
+    def number(value: float) -> str:
+        return str(int(value)) if float(value).is_integer() and value >= 1 else _fmt(value, 3)
+
+    return "headline: " + ", ".join(f"{escape(label)} {number(value)}"
                                     for label, value in values.items())
 
 
