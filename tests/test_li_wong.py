@@ -60,6 +60,7 @@ def test_registered():
     assert EXPERIMENTS.get("li-wong").run is run
 
 
+@pytest.mark.slow  # the tiny reproduction takes ~45 s of one core
 def test_tiny_run_writes_every_file(tiny):
     out, _ = tiny
     for stem in TABLES:
@@ -76,6 +77,7 @@ def test_tiny_run_writes_every_file(tiny):
         assert 0.0 <= float(row["final_error"]) <= 1.0
 
 
+@pytest.mark.slow  # the tiny reproduction takes ~45 s of one core
 def test_table1_copies_the_paper_and_labels_it(tiny):
     out, _ = tiny
     rows = _rows(out / "table1.csv")
@@ -87,6 +89,7 @@ def test_table1_copies_the_paper_and_labels_it(tiny):
     assert copied["MHSubLhd (paper's, copied)"] == (10783.4, 78.9)
 
 
+@pytest.mark.slow  # the tiny reproduction takes ~45 s of one core
 def test_tiny_tied_means_mint_crosses(tiny):
     """At s = n^λ = 10 (T = 200) every MINT run visits both modes within 3000 iterations, and its
     ratio is finite; the exact ratios are near 1 (the tempered prior tilts it by e^(0.05 β))."""
@@ -100,6 +103,7 @@ def test_tiny_tied_means_mint_crosses(tiny):
     assert abs(grid["flat_ratio"] - 1.0) < 1e-3 and abs(grid["ratio"] - 1.0) < 1e-2
 
 
+@pytest.mark.slow  # the tiny reproduction takes ~45 s of one core
 def test_tiny_clt_at_the_initial_theta(tiny):
     """t = √m(μ̂ − μ) is exactly centred (μ̂ is unbiased), its sd is σ√((n−m)/(n−1)) and at the
     initial θ (nearly symmetric terms) it is nearly symmetric: |skewness| < 5 × its sd √(6/B)."""
