@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from rich.console import Console
-
 from support import Z_BOUND
+
 from tempering.cli.demo import MIXTURE_RUNS, mixture_table, ordering_share
 
 

@@ -10,8 +10,8 @@
   of 8 independent chains is within Z_BOUND replicate standard errors of the exact weight;
   with p_ee = 0 (no jumps) the same check fails, and so does the jump ratio with App. D.1's
   printed indices. (EE's check runs in ``make test``; MINTEE's and the two failing controls are
-  ``slow``, in ``make test-slow``.) (A jump that only drops its proposal correction shifts the weights by
-  about one replicate SE here: not caught at this size.)
+  ``slow``, in ``make test-slow``.) (A jump that only drops its proposal correction shifts the
+  weights by about one replicate SE here: not caught at this size.)
 - Same keys, same draws whatever the chain layout; the summary shows ring occupancy and jump
   acceptance.
 """

@@ -30,11 +30,11 @@ from tempering.run.output import load_run
 from tempering.summary import summarize
 
 #: (model, model options, sampler, sampler options, warmup) of each table's runs.
-MCYCLE_RUNS = {
+MCYCLE_RUNS: dict[str, tuple[dict, dict, int]] = {
     "nuts": ({"data": "mcycle"}, {}, 500),
     "stt": ({"data": "mcycle"}, {"inner": "rwm", "adapt_step_size": True, "inner_steps": 5}, 300),
 }
-MIXTURE_RUNS = {
+MIXTURE_RUNS: dict[str, tuple[dict, dict, int]] = {
     "nuts": ({}, {}, 300),
     "pt": ({}, {"inner": "rwm", "rungs": 10, "beta_min": 0.05, "swap": "deo", "inner_steps": 5},
            300),
