@@ -172,6 +172,19 @@ def test_headline_below_its_floor(tmp_path, capsys, monkeypatch, share, warns):
     assert warning_lines(text) == ([f"warning: {expected[0]}"] if warns else [])
 
 
+def test_a_stuck_discretizing_chain_is_told_what_to_change(tmp_path, capsys, monkeypatch):
+    """The sampler's own advice rides in its headline: a discretizing chain below its mark floor
+    is told to enlarge m (issue 16: the Nyström chain on GP-ARD that never moved)."""
+    from tempering.algorithms.discretizing import DC_HEADLINE
+
+    run = hand_run(tmp_path / "dc.nc", iid(4, 400), {"mark_accept": np.zeros((4, 400))},
+                   {"headline": [h._asdict() for h in DC_HEADLINE]})
+    result, text = summaries(run, capsys, monkeypatch)
+    mark = [w for w in result["warnings"] if w.startswith("mark accept 0 is below 0.05")]
+    assert len(mark) == 1 and "use a larger m, m=auto" in mark[0]
+    assert f"warning: {mark[0]}" in warning_lines(text)
+
+
 def test_a_run_file_without_headlines_gets_the_acceptance(tmp_path, capsys, monkeypatch):
     rate = np.full((2, 300), 0.3)
     run = hand_run(tmp_path / "old.nc", iid(2, 300), {"acceptance_rate": rate})

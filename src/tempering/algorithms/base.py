@@ -105,6 +105,8 @@ class Headline(NamedTuple):
     floor
         ``None``, or the value under which the summary warns (a sampler that barely moves
         between temperatures).
+    advice
+        What to change when the value is below ``floor`` (the summary's warning says it).
     """
 
     label: str
@@ -113,6 +115,7 @@ class Headline(NamedTuple):
     last: bool = False
     share_of: float | None = None
     floor: float | None = None
+    advice: str | None = None
 
 
 #: The headline of a sampler that declares none: the mean acceptance of its steps.

@@ -46,8 +46,9 @@ from typing import Any, Literal, NamedTuple, Self
 import jax
 import jax.numpy as jnp
 import numpy as np
-from pydantic import PositiveInt
+from pydantic import Field, PositiveInt, field_validator
 
+from tempering.algorithms.approx_pilot import MIN_ACCEPT, choose_m
 from tempering.algorithms.base import Algorithm, AlgorithmInfo, Headline, Stat
 from tempering.algorithms.options import ApproximationOptions
 from tempering.algorithms.spec import SamplerSpec, StatArrays
@@ -67,7 +68,10 @@ CACHE_HITS = Stat("cache_hits", (), "proposed steps whose π was already known")
 MARK_ACCEPT = Stat("mark_accept", (), "fraction of the r mark moves accepted")
 DC_STATS = (N_PI, N_APPROX, CACHE_HITS, MARK_ACCEPT)
 #: Mark acceptance (floor 0.05: below it the chain rarely leaves its current point).
-DC_HEADLINE = (Headline("mark accept", MARK_ACCEPT.name, floor=0.05),)
+DC_HEADLINE = (Headline(
+    "mark accept", MARK_ACCEPT.name, floor=0.05,
+    advice="π* is too far from π where the chain goes (log π − log π* varies too much): use a "
+           "larger m, m=auto (a pilot picks it), or approx=sod"),)
 
 
 class DCState(NamedTuple):
@@ -201,14 +205,23 @@ def discretizing_chain(target: Rung, approx: Rung, bound: BoundKernel, *, r: int
         return DCState(current, log_pi), AlgorithmInfo(chain.accepted / r, cost, log_pi, stats)
 
     def warmup(key, state, params, num_steps):
-        """Fixed steps; a kernel with warmup adaptation (``adapt_step_size``) first adapts R on
-        π* for half the steps (its own invariant density), then the rest are fixed steps."""
+        """The first half of the steps run R alone on π* (its own invariant density), adapting it
+        when the kernel adapts (``adapt_step_size``); the rest are the sampler's own steps.
+
+        From a start in π's tails, where π/π* varies wildly, mark moves are all rejected (a
+        Nyström chain on GP-ARD never left its starting draws), while R on π* leads the chain to
+        π*'s bulk — near π's when π* is good there, which is what the ``m="auto"`` pilot checks.
+        Warmup draws are discarded, so exactness is untouched."""
         cost = jnp.zeros(())
-        if bound.warmup is not None and num_steps >= 2:
+        if num_steps >= 2:
             k_adapt, key = jax.random.split(key)
-            adapted, params, n_evals = bound.warmup(k_adapt, approx.log_density,
-                                                    state.current.position, num_steps // 2,
-                                                    params)
+            if bound.warmup is not None:
+                adapted, params, n_evals = bound.warmup(k_adapt, approx.log_density,
+                                                        state.current.position, num_steps // 2,
+                                                        params)
+            else:
+                adapted, n_evals = run_steps(kernels(params)[0].step, k_adapt, state.current,
+                                             num_steps // 2, lambda info: info.n_evals)
             state = DCState(adapted, target.log_density(adapted.position))
             cost = n_evals * approx.cost + target.cost
             num_steps -= num_steps // 2
@@ -226,35 +239,58 @@ def discretizing_chain(target: Rung, approx: Rung, bound: BoundKernel, *, r: int
 class DiscretizingOptions(ApproximationOptions):
     """Mapping to a discretizing chain (seed 002 §3).
 
-    ``approx``/``m``: π*'s approximation and its subset size (rank for eigen-exact; default n // 5);
+    ``approx``/``m``: π*'s approximation and its subset size (rank for eigen-exact). ``m="auto"``
+    (the default) picks the smallest size of a √2-spaced sequence whose pilot mark acceptance
+    reaches ``pilot_accept`` (0.4; :mod:`tempering.algorithms.approx_pilot`: Laplace draws of
+    π, one mark move each; the choice and the pilot are in the run's facts); an explicit m is
+    used as given.
+    Either way the first half of warmup runs R on π* alone (the pilot vouches for π* near π's
+    bulk, not in the tails a chain may start in).
     ``r``: mark moves per mapping; ``s``: steps of R per proposed move; ``cache``: keep π of every
     step evaluated within a mapping (``false``: recompute π at every proposed step — same draws,
     more evaluations).
     """
 
     approx: Literal["sod", "nystrom", "eigen"] = "sod"
-    m: PositiveInt | None = None
+    m: PositiveInt | Literal["auto"] = "auto"
+    pilot_accept: float = Field(MIN_ACCEPT, gt=0.0, lt=1.0)
     r: PositiveInt = 1
     s: PositiveInt = 1
     cache: bool = True
 
+    @field_validator("m", mode="before")
+    @classmethod
+    def _int_or_auto(cls, value: Any) -> Any:
+        if isinstance(value, str) and value != "auto":
+            raise ValueError("expected a positive integer or auto")
+        return value
+
     def resolve(self, model: Model) -> Self:
-        """``m`` defaults to n // 5 (at least 1) and must suit ``approx`` and the model."""
+        """An explicit ``m`` must suit ``approx`` and the model; ``auto`` needs only ``approx``
+        to suit the model (the pilot runs when the sampler is built)."""
         resolved = super().resolve(model)
-        m = resolved.m if resolved.m is not None else max(1, model.n_data // 5)
-        check_approximation(model, resolved.approx, m)
-        return resolved.model_copy(update={"m": m})
+        check_approximation(model, resolved.approx, 1 if resolved.m == "auto" else resolved.m)
+        return resolved
+
+
+def subset_size(model: Model, options: DiscretizingOptions) -> tuple[int, dict[str, Any]]:
+    """``options.m``, or the pilot's choice and record when it is ``auto``."""
+    if options.m != "auto":
+        return options.m, {}
+    _, bound = options.bind_inner(model.dim)
+    m, record = choose_m(model, options.approx, bound, subset_seed=options.subset_seed,
+                         jitter=options.jitter, s=options.s, min_accept=options.pilot_accept)
+    return m, {"m": m, "m_pilot": record}
 
 
 def build(model: Model, options: DiscretizingOptions) -> Algorithm:
-    assert options.m is not None  # resolved
+    m, facts = subset_size(model, options)
     approx = approximate_rung(model, options.approx,
-                              draw_subset(options.subset_seed, model.n_data, options.m),
-                              options.jitter)
+                              draw_subset(options.subset_seed, model.n_data, m), options.jitter)
     _, bound = options.bind_inner(model.dim)
     algorithm = discretizing_chain(target_rung(model), approx, bound, r=options.r, s=options.s,
                                    cache=options.cache)
-    return algorithm._replace(facts={"approx_cost": approx.cost})
+    return algorithm._replace(facts={"approx_cost": approx.cost, **facts})
 
 
 def evaluation_summary(stats: StatArrays) -> dict[str, Any]:

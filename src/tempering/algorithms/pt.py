@@ -58,7 +58,9 @@ PT_STATS = (SWAP_PROB, SWAP_PROPOSED, SWAP_ACCEPTED, ROUND_TRIPS, RUNG_ACCEPTANC
             REPLICA_AT_RUNG)
 ALL_RUNGS_STATS = rung_weight_stats(("ladder",))
 #: Swap acceptance (floor 0.05: below it the rungs barely exchange) and round trips.
-PT_HEADLINE = (Headline("swap accept", "swap_accepted", per="swap_proposed", floor=0.05),
+PT_HEADLINE = (Headline("swap accept", "swap_accepted", per="swap_proposed", floor=0.05,
+                        advice="neighbouring rungs are too far apart: more rungs, or a higher "
+                               "beta_min"),
                Headline("round trips", "round_trips", last=True))
 
 

@@ -72,7 +72,9 @@ INNER_ACCEPTANCE = Stat("inner_acceptance", (), "mean acceptance of the inner up
 ST_STATS = (RUNG_STAT, LOG_TEMPERED_STAT, LOG_WEIGHT_STAT, RUNG_PROB, RUNG_ACCEPTED,
             INNER_ACCEPTANCE)
 #: Rung-move acceptance (floor 0.05) and the share of draws at the target rung.
-ST_HEADLINE = (Headline("rung accept", "rung_accepted", floor=0.05),
+ST_HEADLINE = (Headline("rung accept", "rung_accepted", floor=0.05,
+                        advice="neighbouring rungs are too far apart, or the pseudo-prior is "
+                               "off: more rungs, a higher beta_min, a longer warmup"),
                Headline("at rung 0", RUNG_STAT.name, share_of=0))
 
 

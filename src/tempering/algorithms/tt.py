@@ -46,7 +46,12 @@ TT_ACCEPTED = Stat("tt_accepted", (), "whether the tempered transition was accep
 TT_STATS = (TT_PROB, TT_ACCEPTED)
 #: Tempered-transition acceptance (floor 0.05: fewer accepted transitions barely move the
 #: chain between modes) and the inner kernels' acceptance.
-TT_HEADLINE = (Headline("TT accept", "tt_accepted", floor=0.05), ACCEPTANCE_HEADLINE)
+TT_HEADLINE = (Headline(
+    "TT accept", "tt_accepted", floor=0.05,
+    advice="the energy changes along an excursion are too large: space the rungs closer (more "
+           "rungs, or a higher beta_min), or take smaller inner moves (fewer inner_steps, a "
+           "smaller step_size); a unimodal posterior gains nothing from tempering — use nuts"),
+    ACCEPTANCE_HEADLINE)
 
 
 class TTState(NamedTuple):

@@ -173,9 +173,10 @@ def headline_warnings(headlines: tuple[Headline, ...], values: dict[str, float])
     for headline in headlines:
         value = values.get(headline.label, float("nan"))
         if headline.floor is not None and value < headline.floor:  # NaN: not recorded, no warning
+            advice = headline.advice or ("see `tempering samplers` for the sampler's "
+                                         "options")
             out.append(f"{headline.label} {value:.3g} is below {headline.floor:g}: these moves "
-                       f"are seldom accepted, so the chains may not mix; see `tempering "
-                       f"samplers` for the sampler's options")
+                       f"are seldom accepted, so the chains may not mix; {advice}")
     return out
 
 

@@ -1,0 +1,156 @@
+"""Choosing the size m of a cheap approximation π* from a pilot (seed 002 §3 and §6.2).
+
+Mapping to a discretizing chain accepts a mark move from x_k to x_k′ with (Eq. 13)
+
+    min(1, [π(x_k′) / π*(x_k′)] / [π(x_k) / π*(x_k)]),
+
+so it works when log π − log π* varies little where the chain goes: "we need π* to be a fast but
+good approximation to π" (§3), and for Nyström–Cholesky "quite good results are obtained if such
+a value for m makes π* be very close to π" (§6.2, where m was tuned by trial and error). The pilot
+makes that trial automatic:
+
+1. find the posterior mode θ̂ of π (BFGS on −log π from the prior mean of the model's
+   initialisation, full evaluations counted);
+2. take the Laplace approximation N(θ̂, H⁻¹), H the Hessian of −log π at θ̂ by central differences
+   of the gradient (2·dim full evaluations), and draw ``draws`` pilot points from it;
+3. for m in a sequence growing by factors of √2 (doubling every second size; the last one n − 1,
+   or n for eigen-exact), on the very subset the sampler will use
+   (``draw_subset(subset_seed, n, m)``), move every pilot point x₀ by s steps of the inner
+   kernel R on π*_m to x₁ — where a forward mark move goes — and estimate the mark acceptance as
+   the mean of min(1, w(x₁)/w(x₀)), w = π/π*_m; stop at the first m where it reaches
+   ``min_accept`` (default 0.4: on GP-ARD, D = 3, n = 256, a Nyström chain at pilot acceptance
+   0.37 (m = 128, run 0.35) gave R-hat 1.10 over 4 × 500 draws, at 0.42 (m = 181, run 0.46)
+   R-hat 1.03).
+
+Why not the sd of log π − log π* over π's draws alone, Wang & Neal's "varies little" (recorded as
+``sd_by_m``)? It misses a π* much broader than π: for SOD on a small subset that sd stays below
+about √(dim/2) (the sd of χ²_dim / 2) however small m is, while R then takes the chain where
+π/π* is tiny (GP-ARD, D = 3, n = 256: SOD m = 64 has sd 1.5 and mark acceptance 0.05). And it
+is too strict for a biased but equally wide π* (Nyström m = 128 there: sd 2.2, acceptance 0.38),
+because x₀ and x₁ are close and their errors correlated.
+
+The pilot only picks an option: the chosen m is a constant of the run, so the sampler stays exact
+whatever the pilot found. If no m passes, the largest is taken and ``passed`` is false.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import scipy.optimize
+
+from tempering.gp.approx import Approximation, draw_subset
+from tempering.kernels.base import BoundKernel
+from tempering.ladders.approximation import approximate_rung, approximation_cost
+from tempering.models.base import Model
+from tempering.numerics import run_steps
+
+Array = jax.Array
+
+#: Pilot draws from the Laplace approximation, the pilot mark acceptance to reach, first size.
+PILOT_DRAWS = 32
+MIN_ACCEPT = 0.4
+FIRST_M = 16
+
+
+def pilot_sizes(n: int, approx: Approximation, first: int = FIRST_M) -> list[int]:
+    """round(first·√2^k) below the largest valid size, then the largest valid size (n − 1 for SOD
+    and Nyström, n for eigen-exact): 16, 23, 32, 45, 64, 91, 128, 181, 256, …"""
+    largest = n if approx == "eigen" else n - 1
+    sizes: list[int] = []
+    k = 0
+    while (m := int(round(max(1, first) * np.sqrt(2.0) ** k))) < largest:
+        if not sizes or m > sizes[-1]:
+            sizes.append(m)
+        k += 1
+    return [*sizes, largest]
+
+
+def laplace_pilot(model: Model, draws: int, seed: int) -> tuple[np.ndarray, dict[str, Any]]:
+    """``draws`` points from N(θ̂, H⁻¹) around the mode of π, and the pilot's cost and mode.
+
+    Full evaluations are counted (a value-and-gradient as one). A Hessian that is not positive
+    definite (a mode not found) falls back to its absolute diagonal.
+    """
+    value_and_grad = jax.jit(jax.value_and_grad(lambda t: -model.log_density(t)))
+    count = [0]
+
+    def fun(theta):
+        count[0] += 1
+        value, grad = value_and_grad(jnp.asarray(theta))
+        value = float(value)
+        if not np.isfinite(value):
+            return 1e300, np.zeros_like(theta)
+        return value, np.asarray(grad, dtype=float)
+
+    start = np.asarray(jnp.mean(jax.vmap(model.init_position)(
+        jax.random.split(jax.random.key(seed), 16)), axis=0), dtype=float)
+    found = scipy.optimize.minimize(fun, start, jac=True, method="BFGS",
+                                    options={"maxiter": 200, "gtol": 1e-6})
+    mode = found.x
+    step = 1e-4
+    grads = [fun(mode + sign * step * e)[1] for e in np.eye(mode.size) for sign in (1.0, -1.0)]
+    hess = np.array([(grads[2 * i] - grads[2 * i + 1]) / (2 * step) for i in range(mode.size)])
+    hess = 0.5 * (hess + hess.T)
+    try:
+        cov = np.linalg.inv(hess)
+        chol = np.linalg.cholesky(cov)
+    except np.linalg.LinAlgError:
+        chol = np.diag(1.0 / np.sqrt(np.abs(np.diag(hess)) + 1e-12))
+    rng = np.random.default_rng(seed)
+    points = mode + rng.standard_normal((draws, mode.size)) @ chol.T
+    return points, {"mode": mode.tolist(), "mode_evals": count[0]}
+
+
+def _successors(bound: BoundKernel, log_density, points: Array, key: Array,
+                steps: int) -> tuple[Array, Array]:
+    """``steps`` steps of R (the inner kernel on π*) from every pilot point; evaluations spent."""
+    kernel = bound.make(log_density, bound.params)
+
+    def one(k, x):
+        state, n_evals = run_steps(kernel.step, k, kernel.init(x), steps,
+                                   lambda info: info.n_evals)
+        return state.position, n_evals
+
+    return jax.jit(jax.vmap(one))(jax.random.split(key, points.shape[0]), points)
+
+
+def choose_m(model: Model, approx: Approximation, bound: BoundKernel, *, subset_seed: int = 0,
+             jitter: float = 1e-8, draws: int = PILOT_DRAWS, min_accept: float = MIN_ACCEPT,
+             first: int = FIRST_M, s: int = 1) -> tuple[int, dict[str, Any]]:
+    """The smallest m of :func:`pilot_sizes` whose pilot mark acceptance — the mean over the
+    Laplace draws x₀ of Eq. 13's min(1, w(x₁)/w(x₀)), w = π/π*_m, x₁ ``s`` steps of ``bound``
+    on π*_m from x₀ — reaches ``min_accept``, and the pilot's record for the run's facts: per size,
+    that acceptance (``accept_by_m``) and the sd of log π − log π*_m over the draws (``sd_by_m``,
+    Wang & Neal's "varies little"); the pilot's cost in full evaluations, the mode, and whether
+    the bar was met (``passed``). Non-finite values count as rejections."""
+    points, record = laplace_pilot(model, draws, subset_seed)
+    theta = jnp.asarray(points)
+    log_density = jax.jit(jax.vmap(model.log_density))
+    log_pi = np.asarray(log_density(theta))
+    cost = float(record.pop("mode_evals") + 2 * points.shape[1] + draws)
+    accept: dict[str, float] = {}
+    spread: dict[str, float] = {}
+    chosen = 0
+    for m in pilot_sizes(model.n_data, approx, first):
+        rung = approximate_rung(model, approx, draw_subset(subset_seed, model.n_data, m), jitter)
+        approx_density = jax.jit(jax.vmap(rung.log_density))
+        moved, n_evals = _successors(bound, rung.log_density, theta,
+                                     jax.random.key(subset_seed + m), s)
+        log_w0 = log_pi - np.asarray(approx_density(theta))
+        log_w1 = np.asarray(log_density(moved)) - np.asarray(approx_density(moved))
+        cost += draws * (1.0 + (2.0 + float(np.mean(n_evals)))
+                         * approximation_cost(model, approx, m))
+        with np.errstate(invalid="ignore", over="ignore"):
+            ratio = np.minimum(1.0, np.exp(log_w1 - log_w0))
+        accept[str(m)] = float(np.mean(np.where(np.isfinite(ratio), ratio, 0.0)))
+        spread[str(m)] = float(np.std(log_w0, ddof=1)) if np.all(np.isfinite(log_w0)) else np.inf
+        chosen = m
+        if accept[str(m)] >= min_accept:
+            break
+    return chosen, {"m": chosen, "passed": accept[str(chosen)] >= min_accept,
+                    "min_accept": min_accept, "accept_by_m": accept, "sd_by_m": spread,
+                    "pilot_draws": draws, "pilot_cost": cost, **record}

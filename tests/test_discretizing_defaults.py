@@ -1,0 +1,93 @@
+"""The discretizing chain's default subset size (issue 16, "Defaults that move").
+
+GP regression, D = 3, n = 256, unstandardised synthetic data: Nyström π* on m = 64 points
+differs from π by log π − log π* with an sd of about 15 over Laplace draws of π, and a chain
+there never left its starting draws (mark acceptance 0.000). The default ``m="auto"`` runs a
+pilot (:mod:`tempering.algorithms.approx_pilot`) and takes the smallest size whose pilot mark
+acceptance reaches 0.4. Each claim has its failing control: the pilot must reject m = 64, and a
+run forced to m = 64 must stay below the acceptance bar the default clears.
+"""
+
+from __future__ import annotations
+
+import arviz as az
+import numpy as np
+import pytest
+from gp_grid import grid_model
+
+from tempering.algorithms import get_sampler
+from tempering.algorithms.approx_pilot import choose_m, pilot_sizes
+from tempering.kernels import KERNELS
+from tempering.models import get_model
+from tempering.run.driver import run_chains
+
+#: The bars of issue 16: mark acceptance above 0.05, R-hat below 1.05 (4 chains × 500 draws).
+MIN_MARK_ACCEPT = 0.05
+MAX_RHAT = 1.05
+
+
+def _slice(dim: int):
+    spec = KERNELS.get("slice")
+    return spec.bind(spec.options(), dim)
+
+
+def test_pilot_sizes_grow_by_root_two_and_end_at_the_largest_valid_size():
+    assert pilot_sizes(256, "nystrom") == [16, 23, 32, 45, 64, 91, 128, 181, 255]
+    assert pilot_sizes(256, "eigen")[-1] == 256
+    assert pilot_sizes(10, "sod", first=16) == [9]
+
+
+def test_auto_takes_the_smallest_size_that_passes_and_records_it():
+    """On a small GP (n = 30; sizes 16, 23, 29) with a bar high enough that 16 fails: the chosen
+    size passes, every smaller one failed, and the run's facts carry the choice; an explicit
+    ``m`` skips the pilot."""
+    model = grid_model()
+    algorithm = get_sampler("discretizing_chain", model, approx="sod", pilot_accept=0.9)
+    record = algorithm.facts["m_pilot"]
+    m = algorithm.facts["m"]
+    accept = {int(k): v for k, v in record["accept_by_m"].items()}
+    assert record["passed"] and accept[m] >= 0.9
+    assert all(a < 0.9 for size, a in accept.items() if size < m)
+    assert max(accept) == m and len(accept) >= 2  # it stopped at m, after rejecting one
+    assert algorithm.facts["approx_cost"] == pytest.approx((m / model.n_data) ** 3)
+    explicit = get_sampler("discretizing_chain", model, approx="sod", m=m)
+    assert "m_pilot" not in explicit.facts and explicit.facts["approx_cost"] == \
+        algorithm.facts["approx_cost"]
+
+
+@pytest.fixture(scope="module")
+def model():
+    return get_model("gp_regression", n=256, dim=3)
+
+
+@pytest.mark.slow
+def test_pilot_rejects_m64_and_picks_a_size_that_moves(model):
+    m, record = choose_m(model, "nystrom", _slice(model.dim))
+    print(f"\nm = {m}: {record}")
+    assert record["passed"] and 64 < m < 256
+    assert record["accept_by_m"]["64"] < MIN_MARK_ACCEPT  # the old setting: the control
+    assert record["sd_by_m"]["64"] > 5.0  # W&N's "varies little" fails badly at m = 64
+
+
+def _run(model, draws: int, warmup: int, **options):
+    algorithm = get_sampler("discretizing_chain", model, approx="nystrom", **options)
+    idata = run_chains(model, algorithm, key=1, draws=draws, chains=4, warmup=warmup,
+                       progress=False).idata
+    rhat = float(az.rhat(idata.posterior).to_array().max())
+    return algorithm, rhat, float(idata.sample_stats["mark_accept"].mean())
+
+
+@pytest.mark.slow
+def test_forcing_m64_does_not_move(model):
+    """The failing control, kept cheap: explicit m = 64 is used as given, and stays stuck."""
+    algorithm, _, accept = _run(model, draws=100, warmup=50, m=64)
+    assert "m_pilot" not in algorithm.facts
+    assert accept < MIN_MARK_ACCEPT
+
+
+@pytest.mark.slow
+def test_default_m_mixes_on_gp_ard(model):
+    algorithm, rhat, accept = _run(model, draws=500, warmup=500)
+    print(f"\nm = {algorithm.facts['m']}: R-hat {rhat:.3f}, mark acceptance {accept:.3f}")
+    assert rhat < MAX_RHAT and accept > MIN_MARK_ACCEPT
+    assert np.isfinite(algorithm.facts["m_pilot"]["pilot_cost"])
