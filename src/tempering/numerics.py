@@ -47,6 +47,15 @@ def select(flag: Array, new: Any, old: Any) -> Any:
     return jax.tree.map(lambda a, b: jnp.where(flag, a, b), new, old)
 
 
+def lazy(pred: Array, fn: Callable[[], Any], otherwise: Any) -> Any:
+    """``fn()`` if ``pred`` else ``otherwise`` (pytrees of one structure), computing ``fn`` only
+    when needed — also under ``vmap``, where ``lax.cond`` computes both branches: a
+    ``while_loop`` that runs at most once (batched, it runs while any member needs it)."""
+    _, value = jax.lax.while_loop(lambda c: c[0], lambda c: (jnp.zeros((), bool), fn()),
+                                  (jnp.asarray(pred), otherwise))
+    return value
+
+
 def run_steps(step: Callable[[Array, State], tuple[State, Any]], key: Array, state: State,
               num_steps: int, tally: Callable[[Any], Any] = lambda info: info
               ) -> tuple[State, Any]:

@@ -72,8 +72,10 @@ def pilot_sizes(n: int, approx: Approximation, first: int = FIRST_M) -> list[int
 def laplace_pilot(model: Model, draws: int, seed: int) -> tuple[np.ndarray, dict[str, Any]]:
     """``draws`` points from N(θ̂, H⁻¹) around the mode of π, and the pilot's cost and mode.
 
-    Full evaluations are counted (a value-and-gradient as one). A Hessian that is not positive
-    definite (a mode not found) falls back to its absolute diagonal.
+    Full evaluations are counted (a value-and-gradient as one). The mode is scipy's BFGS; the
+    Hessian comes from central differences of the gradient, not ``jax.hessian``, because the exact
+    GP likelihood's gradient is a reverse-mode-only ``custom_vjp`` (``gp/exact_grad.py``). A
+    Hessian that is not positive definite (a mode not found) falls back to its absolute diagonal.
     """
     value_and_grad = jax.jit(jax.value_and_grad(lambda t: -model.log_density(t)))
     count = [0]

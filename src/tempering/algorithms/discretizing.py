@@ -58,7 +58,7 @@ from tempering.ladders import target_rung
 from tempering.ladders.approximation import approximate_rung, check_approximation
 from tempering.ladders.base import Rung
 from tempering.models.base import Model
-from tempering.numerics import metropolis, run_steps
+from tempering.numerics import lazy, metropolis, run_steps
 
 Array = jax.Array
 
@@ -104,14 +104,6 @@ def _put(tree: Any, i: Array, value: Any) -> Any:
     return jax.tree.map(lambda a, v: a.at[i].set(v), tree, value)
 
 
-def lazy(pred: Array, fn: Callable[[], Array], otherwise: Array) -> Array:
-    """``fn()`` if ``pred`` else ``otherwise``, computing ``fn`` only when needed — also under
-    ``vmap``, where ``lax.cond`` would compute both branches (a loop that runs at most once)."""
-    _, value = jax.lax.while_loop(lambda c: c[0], lambda c: (jnp.zeros((), bool), fn()),
-                                  (pred, otherwise))
-    return value
-
-
 def extend(chain: _Realisation, goal: Array, kernel, direction: int,
            key: Array) -> _Realisation:
     """Simulate the realisation one step at a time from its furthest step in ``direction``
@@ -129,6 +121,52 @@ def extend(chain: _Realisation, goal: Array, kernel, direction: int,
                           **{end: slot})
 
     return jax.lax.while_loop(needed, one, chain)
+
+
+def mark_move(target: Rung, forward, backward, k_chain: Array, *, s: int, cache: bool,
+              correct: bool) -> Callable[[_Realisation, Array], tuple[_Realisation, None]]:
+    """One mark move (Eq. 13) as a ``scan`` body: propose k ± s, simulate the realisation up to
+    it with R or R̃ (keys from ``k_chain``), evaluate π there unless cached, accept with
+    min(1, [π/π*](proposed) / [π/π*](mark))."""
+
+    def move(chain: _Realisation, key: Array) -> tuple[_Realisation, None]:
+        k_dir, k_accept = jax.random.split(key)
+        goal = chain.mark + jnp.where(jax.random.bernoulli(k_dir), s, -s).astype(jnp.int32)
+        chain = extend(chain, goal, forward, 1, k_chain)
+        chain = extend(chain, goal, backward, -1, k_chain)
+        proposed = _take(chain.states, goal)
+        need = ~chain.known[goal] if cache else jnp.ones((), bool)
+        log_pi = lazy(need, lambda: target.log_density(proposed.position),
+                      chain.log_pi[goal])
+        here = _take(chain.states, chain.mark)
+        log_ratio = ((log_pi - proposed.logdensity)
+                     - (chain.log_pi[chain.mark] - here.logdensity))
+        if correct:
+            accept, _ = metropolis(k_accept, log_ratio)
+        else:  # BROKEN on purpose (tests only): the π/π* correction dropped
+            accept = jnp.ones((), bool)
+        chain = chain._replace(
+            log_pi=chain.log_pi.at[goal].set(log_pi), known=chain.known.at[goal].set(True),
+            mark=jnp.where(accept, goal, chain.mark), n_pi=chain.n_pi + need,
+            hits=chain.hits + (~need), accepted=chain.accepted + accept)
+        return chain, None
+
+    return move
+
+
+def warm_on_approx(key: Array, state: DCState, params: Any, num_steps: int, bound: BoundKernel,
+                   target: Rung, approx: Rung) -> tuple[DCState, Any, Array]:
+    """Run R alone on π* for ``num_steps`` (adapting it when the kernel adapts), then evaluate π
+    at the end point; returns the state, the parameters and the cost in full evaluations."""
+    if bound.warmup is not None:
+        adapted, params, n_evals = bound.warmup(key, approx.log_density, state.current.position,
+                                                num_steps, params)
+    else:
+        forward = bound.make(approx.log_density, params)
+        adapted, n_evals = run_steps(forward.step, key, state.current, num_steps,
+                                     lambda info: info.n_evals)
+    state = DCState(adapted, target.log_density(adapted.position))
+    return state, params, n_evals * approx.cost + target.cost
 
 
 def discretizing_chain(target: Rung, approx: Rung, bound: BoundKernel, *, r: int = 1, s: int = 1,
@@ -174,28 +212,7 @@ def discretizing_chain(target: Rung, approx: Rung, bound: BoundKernel, *, r: int
                              jnp.zeros(size, bool).at[half].set(True), centre, centre, centre,
                              zero, zero, zero, zero)
 
-        def move(chain, key):
-            k_dir, k_accept = jax.random.split(key)
-            goal = chain.mark + jnp.where(jax.random.bernoulli(k_dir), s, -s).astype(jnp.int32)
-            chain = extend(chain, goal, forward, 1, k_chain)
-            chain = extend(chain, goal, backward, -1, k_chain)
-            proposed = _take(chain.states, goal)
-            need = ~chain.known[goal] if cache else jnp.ones((), bool)
-            log_pi = lazy(need, lambda: target.log_density(proposed.position),
-                          chain.log_pi[goal])
-            here = _take(chain.states, chain.mark)
-            log_ratio = ((log_pi - proposed.logdensity)
-                         - (chain.log_pi[chain.mark] - here.logdensity))
-            if correct:
-                accept, _ = metropolis(k_accept, log_ratio)
-            else:  # BROKEN on purpose (tests only): the π/π* correction dropped
-                accept = jnp.ones((), bool)
-            chain = chain._replace(
-                log_pi=chain.log_pi.at[goal].set(log_pi), known=chain.known.at[goal].set(True),
-                mark=jnp.where(accept, goal, chain.mark), n_pi=chain.n_pi + need,
-                hits=chain.hits + (~need), accepted=chain.accepted + accept)
-            return chain, None
-
+        move = mark_move(target, forward, backward, k_chain, s=s, cache=cache, correct=correct)
         chain, _ = jax.lax.scan(move, chain, jax.random.split(k_moves, r))
         current = _take(chain.states, chain.mark)
         log_pi = chain.log_pi[chain.mark]
@@ -215,15 +232,8 @@ def discretizing_chain(target: Rung, approx: Rung, bound: BoundKernel, *, r: int
         cost = jnp.zeros(())
         if num_steps >= 2:
             k_adapt, key = jax.random.split(key)
-            if bound.warmup is not None:
-                adapted, params, n_evals = bound.warmup(k_adapt, approx.log_density,
-                                                        state.current.position, num_steps // 2,
-                                                        params)
-            else:
-                adapted, n_evals = run_steps(kernels(params)[0].step, k_adapt, state.current,
-                                             num_steps // 2, lambda info: info.n_evals)
-            state = DCState(adapted, target.log_density(adapted.position))
-            cost = n_evals * approx.cost + target.cost
+            state, params, cost = warm_on_approx(k_adapt, state, params, num_steps // 2, bound,
+                                                 target, approx)
             num_steps -= num_steps // 2
         state, more = run_steps(lambda k, st: step(k, st, params), key, state, num_steps,
                                 lambda info: info.cost)
