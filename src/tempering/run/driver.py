@@ -96,8 +96,8 @@ class _Compiled:
     Each is lowered and compiled before it first runs, and the compile time is kept apart
     (``compile_seconds``), so that wall times — and ESS per second — measure sampling only. One
     chunk executable serves every chunk: a chunk always has ``length`` slots and runs its first
-    ``count`` (a traced argument; the rest are skipped by ``lax.cond``, whose predicate is shared
-    by the chains), so a last, shorter chunk needs no second compilation.
+    ``count`` (a traced argument: a ``fori_loop`` over the first ``count`` slots, the rest left
+    zero), so a last, shorter chunk needs no second compilation.
     """
 
     def __init__(self, algorithm: Algorithm, thin: int):
@@ -147,11 +147,10 @@ class _Compiled:
     def _chunk(self, key, state, params, start, count, length):
         algorithm, thin = self.algorithm, self.thin
 
-        def draw_or_skip(state, slot):
-            shapes = jax.eval_shape(one_draw, state, start)
-            skipped = jax.tree.map(lambda a: jnp.zeros(a.shape, a.dtype), shapes[1])
-            return jax.lax.cond(slot < count, lambda s: one_draw(s, start + slot),
-                                lambda s: (s, skipped), state)
+        def draw_into(slot, carry):
+            state, records = carry
+            state, record = one_draw(state, start + slot)
+            return state, jax.tree.map(lambda buf, r: buf.at[slot].set(r), records, record)
 
         def one_draw(state, draw_index):
             def one_step(carry, j):
@@ -167,7 +166,11 @@ class _Compiled:
                       "acceptance_rate": jnp.mean(infos.acceptance_rate), **last.stats}
             return state, record
 
-        return jax.lax.scan(draw_or_skip, state, jnp.arange(length))
+        # A loop over the first ``count`` slots of ``length`` (the rest stay zero): a ``cond``
+        # skipping the slots past ``count`` would copy the whole state (EE's rings, say) per draw.
+        shapes = jax.eval_shape(one_draw, state, start)[1]
+        records = jax.tree.map(lambda a: jnp.zeros((length, *a.shape), a.dtype), shapes)
+        return jax.lax.fori_loop(0, count, draw_into, (state, records))
 
 
 def _batches(chains: int, chain_method: str) -> list[slice]:
