@@ -19,15 +19,20 @@ towards ``target_accept`` on its own local moves (the paper keeps acceptance wit
 and frozen for sampling. The rings keep filling while sampling (EE is self-interacting: its
 levels are exact only as the rings converge, Kou et al. §3).
 
-Both branches of a level's step are computed under JIT; ``cost`` counts the branch taken: a local
-move (the kernel's evaluations, plus one re-initialisation per step with fresh batches) or a
-jump (the top-up, plus re-initialising the kernel at an accepted point), and the read-out of the
-new point, each batch evaluation at m_k/n.
+Work is skipped where it is not needed (:func:`~tempering.numerics.lazy`, which also holds under
+``vmap``): an idle level (start-up) computes nothing, a jump's top-up and re-initialisation run
+only when a jump is made and accepted, and with deterministic energies (``subsets=fixed``, EE) a
+point that did not move keeps its read-out. The local move is computed every step (it is needed
+with probability 1 − p_ee). ``cost`` counts what ran: a local move (the kernel's evaluations,
+plus one re-initialisation per step on a fresh batch) or a jump (the top-up, plus re-initialising
+the kernel at an accepted point), and the read-out of a new point, each batch evaluation at m_k/n.
+The rings live outside the lazy steps, so no step copies them.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from typing import Any, NamedTuple
 
 import jax
@@ -36,7 +41,7 @@ import numpy as np
 from blackjax.adaptation.step_size import dual_averaging_adaptation
 
 from tempering.algorithms.base import Algorithm, AlgorithmInfo
-from tempering.algorithms.ee_levels import LevelEnergy, LevelState
+from tempering.algorithms.ee_levels import LevelEnergy, LevelState, Reading
 from tempering.algorithms.ee_stats import EE_HEADLINE, EE_STATS
 from tempering.algorithms.ee_warmup import make_warmup
 from tempering.algorithms.rings import Entry, Rings, deposit, empty_rings, pick
@@ -44,7 +49,7 @@ from tempering.algorithms.rungs import rung_slice
 from tempering.kernels.base import BoundKernel
 from tempering.ladders.energy import energy_levels, jump_log_ratio, ring_index
 from tempering.models.base import Model
-from tempering.numerics import metropolis, select
+from tempering.numerics import lazy, metropolis, select
 
 
 class EESettings(NamedTuple):
@@ -79,21 +84,23 @@ class EEState(NamedTuple):
     perm: jax.Array  # the chain's permutation of the data (fixed subsets), else (0,)
 
 
-def ee_jump(keys: tuple, k: int, level: LevelState, lk: LevelEnergy, kernel: Any,
-            rings: Rings, perm: jax.Array, wants: jax.Array, levels_h: jax.Array,
-            temps: np.ndarray, jump_ratio: Callable):
-    """Level k's EE jump: a uniform entry y of level k+1's ring that holds x's energy (at level
-    k+1), topped up to m_k points and accepted with ``jump_ratio``; when the ring is empty there
-    is no jump. Returns the kernel state after it, whether it was made and accepted, its
-    acceptance probability and its cost."""
-    k_pick, _, k_top, k_acc = keys
-    entry, held = pick(k_pick, rings, k, ring_index(level.energy_above, levels_h))
+def ee_jump(keys: tuple, level: LevelState, lk: LevelEnergy, kernel: Any, picked: tuple,
+            perm: jax.Array, wants: jax.Array, levels_h: jax.Array, temps: np.ndarray,
+            jump_ratio: Callable, k: int):
+    """Level k's EE jump to ``picked`` = (entry, held): a uniform entry y of level k+1's ring
+    that holds x's energy (at level k+1; :func:`~tempering.algorithms.rings.pick`), topped up to
+    m_k points and accepted with ``jump_ratio``; when the ring is empty there is no jump. The
+    top-up and the kernel's re-initialisation run only when needed
+    (:func:`~tempering.numerics.lazy`). Returns the kernel state after it, whether it was made
+    and accepted, its acceptance probability and its cost."""
+    k_top, k_acc = keys
+    entry, held = picked
     do_jump = wants & held
-    here = lk.top_up(entry, perm, k_top)
+    here = lazy(do_jump, lambda: lk.top_up(entry, perm, k_top), entry.energy)
     log_a = jump_ratio(level.energy, here, entry.energy, level.energy_above, k, levels_h, temps)
     accepted, prob = metropolis(k_acc, log_a)
     accepted = do_jump & accepted
-    jumped = select(accepted, kernel.init(entry.position), level.kernel)
+    jumped = lazy(accepted, lambda: kernel.init(entry.position), level.kernel)
     return jumped, do_jump, accepted, prob, lk.top_up_cost + jnp.where(accepted, lk.cost, 0.0)
 
 
@@ -132,39 +139,65 @@ def equi_energy(model: Model, bound: BoundKernel, params: Any, settings: EESetti
         return EEState(tuple(levels), rings, jnp.zeros((), jnp.int32), perm)
 
     def level_step(key, k, level, state, rings, all_params, multiplier):
-        lk = energies[k]
-        k_batch, k_read, k_local, k_choose, k_pick, k_top, k_acc, k_dep = jax.random.split(key, 8)
-        indices = lk.batch(state.perm, k_batch)
-        kernel = kernel_at(k, indices, all_params, multiplier)
-        start = kernel.init(level.kernel.position) if cfg.fresh_batches else level.kernel
-        moved, info = kernel.step(k_local, start)
-        local_cost = (info.n_evals + (1.0 if cfg.fresh_batches else 0.0)) * lk.cost
-        active = state.clock >= cfg.start(k)
+        """Level k's step: the ring entry it may jump to is picked, the level moves (nothing is
+        computed while it is idle in the start-up), and its new point is deposited in its rings
+        after its burn-in. The rings stay outside the lazy step (no copy of them per step)."""
+        k_move, k_pick, k_dep = jax.random.split(key, 3)
         levels_h = all_params["levels"]
-        if k < L - 1:
-            jumped, do_jump, accepted, prob, jump_cost = ee_jump(
-                (k_pick, k_choose, k_top, k_acc), k, level, lk, kernel, rings, state.perm,
-                active & (jax.random.uniform(k_choose) < cfg.p_ee), levels_h, temps, jump_ratio)
-            moved = select(do_jump, jumped, moved)
-        else:
-            do_jump, accepted, prob, jump_cost = (jnp.asarray(False), jnp.asarray(False),
-                                                  jnp.zeros(()), jnp.zeros(()))
-        reading = lk.read(moved.position, indices, state.perm, k_read)
-        new = LevelState(moved, *reading, jax.random.key_data(k_batch))
-        new = select(active, new, level)
-        cost = jnp.where(active, jnp.where(do_jump, jump_cost, local_cost) + lk.cost, 0.0)
+        active = state.clock >= cfg.start(k)
+        picked = (pick(k_pick, rings, k, ring_index(level.energy_above, levels_h))
+                  if k < L - 1 else None)
+        run = partial(active_level_step, k_move, k, level, state, picked, all_params,
+                      multiplier)
+        shapes = jax.eval_shape(run)
+        idle = {"energy_ring": -1, "energy": jnp.nan, "ee_proposed": False,
+                "ee_accepted": False, "ee_accept_prob": 0.0, "local_acceptance": jnp.nan}
+        idle = {name: jnp.asarray(value, shapes[2][name].dtype) for name, value in idle.items()}
+        new, cost, report = lazy(active, run, (level, jnp.zeros((), shapes[1].dtype), idle))
         if k >= 1:
             after_burnin = active & (state.clock >= cfg.start(k) + cfg.burnin)
             rings = deposit(k_dep, rings, k - 1, ring_index(new.energy, levels_h),
                             Entry(new.kernel.position, new.energy, new.mean_log_lik,
                                   new.batch_key), after_burnin)
-        local_accept = jnp.where(active & ~do_jump, info.acceptance_rate, jnp.nan)
-        report = {"energy_ring": jnp.where(active, ring_index(new.energy, levels_h), -1),
-                  "energy": jnp.where(active, new.energy, jnp.nan),
+        return new, rings, cost, report
+
+    def active_level_step(key, k, level, state, picked, all_params, multiplier):
+        lk = energies[k]
+        k_batch, k_read, k_local, k_choose, k_top, k_acc = jax.random.split(key, 6)
+        indices = lk.batch(state.perm, k_batch)
+        kernel = kernel_at(k, indices, all_params, multiplier)
+        # a fresh batch changes the density, so the kernel restarts on it (MINT's reading b);
+        # level 0 of MINTEE reads all n points, whose density no batch changes
+        fresh = cfg.fresh_batches and lk.m < lk.n
+        start = kernel.init(level.kernel.position) if fresh else level.kernel
+        moved, info = kernel.step(k_local, start)
+        local_cost = (info.n_evals + (1.0 if fresh else 0.0)) * lk.cost
+        levels_h = all_params["levels"]
+        if picked is not None:
+            jumped, do_jump, accepted, prob, jump_cost = ee_jump(
+                (k_top, k_acc), level, lk, kernel, picked, state.perm,
+                jax.random.uniform(k_choose) < cfg.p_ee, levels_h, temps, jump_ratio, k)
+            moved = select(do_jump, jumped, moved)
+        else:
+            do_jump, accepted, prob, jump_cost = (jnp.asarray(False), jnp.asarray(False),
+                                                  jnp.zeros(()), jnp.zeros(()))
+        if cfg.fresh_batches:
+            reading = lk.read(moved.position, indices, state.perm, k_read)
+            read_cost = lk.cost
+        else:  # deterministic energies: a point that did not move keeps its read-out
+            changed = jnp.any(moved.position != level.kernel.position)
+            old = Reading(level.energy, level.energy_above, level.mean_log_lik)
+            reading = lazy(changed, lambda: lk.read(moved.position, indices, state.perm, k_read),
+                           old)
+            read_cost = jnp.where(changed, lk.cost, 0.0)
+        new = LevelState(moved, *reading, jax.random.key_data(k_batch))
+        cost = jnp.where(do_jump, jump_cost, local_cost) + read_cost
+        local_accept = jnp.where(~do_jump, info.acceptance_rate, jnp.nan)
+        report = {"energy_ring": ring_index(new.energy, levels_h), "energy": new.energy,
                   "ee_proposed": do_jump, "ee_accepted": accepted,
                   "ee_accept_prob": jnp.where(do_jump, prob, 0.0),
                   "local_acceptance": local_accept}
-        return new, rings, cost, report
+        return new, cost, report
 
     def step_with(key, state, all_params, multipliers):
         levels, rings, cost, reports = list(state.levels), state.rings, jnp.zeros(()), {}
