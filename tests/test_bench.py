@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 
+import numpy as np
 import pytest
 from cli_helpers import run_cli
 
@@ -38,6 +39,8 @@ def test_gp_grad_prints_the_table_and_the_ratio_last(capsys):
     (["bench", "gp-grad", "--n", 10**6], "--n must be at most"),
     (["bench", "gp-grad", "--n", "many"], "--n"),
     (["bench"], "name"),
+    (["bench", "ee", "--n", 100], "--n must be at least 2000"),
+    (["bench", "ee", "--dim", 3], "--dim"),
 ])
 def test_bad_input_is_one_line_exit_2(capsys, args, fragment):
     code, out, err = run_cli(args, capsys)
@@ -60,3 +63,19 @@ def test_mint_prints_passes_seconds_and_the_overhead(capsys):
     assert re.match(r"tempered MCMC / MINT: \d+\.\dx data passes", lines[5])
     assert re.match(r"MCMC / MINT: \d+\.\dx data passes", lines[6])
     assert re.match(r"per-step time over bare batch evaluations: reading a \d+\.\d\dx", lines[-1])
+
+
+def test_ee_milestones_by_hand():
+    """All modes visited at the draw that brings the last new one; the error milestone when the
+    running shares first come within the tolerance of 1/k, never before all are visited."""
+    from tempering.bench.ee import TOLERANCE, milestones
+
+    modes = np.array([0, 0, 1, 0, 2, 1, 2, 2, 1, 0, 1, 2])
+    visited, within = milestones(modes, 3)
+    assert visited == 4 and within == 8  # 3, 3, 3 after nine draws: exactly 1/3 each
+    balanced = np.tile(np.arange(3), 400)
+    visited, within = milestones(balanced, 3)
+    assert visited == 2 and within is not None
+    shares = np.bincount(balanced[:within + 1], minlength=3) / (within + 1)
+    assert np.max(np.abs(shares - 1 / 3)) < TOLERANCE
+    assert milestones(np.zeros(50, dtype=int), 3) == (None, None)

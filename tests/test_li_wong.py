@@ -24,9 +24,14 @@ from tempering.experiments import EXPERIMENTS
 from tempering.experiments import li_wong_paper as paper
 from tempering.experiments.li_wong import Settings, run
 from tempering.experiments.li_wong_bnn import BnnSettings, bnn_models, mint_step
+from tempering.experiments.li_wong_ee import EESettings
 from tempering.experiments.li_wong_logistic import LogisticSettings
 from tempering.experiments.li_wong_tied import TiedSettings, ratio_curve, scaling, tied_model
 from tempering.models import mode_mass_ratio
+
+#: Part 2 at a size that only checks the plumbing (tests/test_li_wong_ee.py runs it).
+TINY_EE = EESettings(n=2000, top_batch=50, burnin=50, stagger=50, warmup=50, draws=300,
+                     ee_draws=100, control_draws=100, capacity=200, embed_points=200)
 
 TINY = Settings(
     TiedSettings(n=2000, batch=100, iterations=3000, runs=3, chunks=3, radius=0.3,
@@ -37,6 +42,7 @@ TINY = Settings(
                      pilot=20),
     BnnSettings(data=None, hidden=4, batch=200, epochs=2, round_epochs=1, decay_epochs=1,
                 rounds=2, sghmc_steps=2, keep_draws=1),
+    TINY_EE,
     quick=True)
 
 TABLES = ("fig1_modes", "fig1_ratio", "fig2_clt", "fig2_accuracy", "fig2_summary", "table1",
@@ -53,7 +59,8 @@ def _rows(path: Path) -> list[dict[str, str]]:
 @pytest.fixture(scope="module")
 def tiny(tmp_path_factory):
     out = tmp_path_factory.mktemp("li_wong")
-    return out, run(quick=True, out=out, cfg=TINY, log=lambda line: None)
+    return out, run(quick=True, out=out, cfg=TINY, log=lambda line: None,
+                    only="tied,logistic,bnn")
 
 
 def test_registered():

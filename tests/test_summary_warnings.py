@@ -217,6 +217,13 @@ def test_rhat_threshold_is_1_01():
     assert rhat_warnings(summary_with([1.0, math.inf]))[0].startswith("R-hat is inf for x[1] ")
 
 
+def test_one_chain_is_told_that_rhat_needs_two():
+    """ArviZ's R-hat needs two chains; one chain must not read as "the chains do not mix"."""
+    assert rhat_warnings(summary_with([math.nan, math.nan], chains=1)) == [
+        "R-hat is undefined with one chain: run at least two (e.g. --chains 4) to check that "
+        "they agree"]
+
+
 def it_block(ess: float, n_per_rung: list[float], weights: str = "optimal") -> dict:
     return {"it": {"weights": weights, f"ess_{weights}": ess, "n_per_rung": n_per_rung}}
 

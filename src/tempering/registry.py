@@ -99,8 +99,10 @@ class Registry(Generic[S]):
 
 class RunnableSpec(NamedTuple):
     """A spec that is a function to run: a reproduction (``tempering reproduce NAME``) or a
-    benchmark (``tempering bench NAME``)."""
+    benchmark (``tempering bench NAME``). ``parts``: what ``--only`` may name (``run`` then takes
+    ``only``, a comma-separated subset); empty when the run is one piece."""
 
     name: str
     summary: str
     run: Callable[..., Any]
+    parts: tuple[str, ...] = ()

@@ -4,7 +4,7 @@ benchmarks report ratios measured in one run (DESIGN.md), not tests."""
 
 from __future__ import annotations
 
-from tempering.bench import gp_grad, mint
+from tempering.bench import ee, gp_grad, mint
 from tempering.registry import Registry, RunnableSpec
 
-BENCHMARKS: Registry[RunnableSpec] = Registry("benchmark", (gp_grad.SPEC, mint.SPEC))
+BENCHMARKS: Registry[RunnableSpec] = Registry("benchmark", (gp_grad.SPEC, mint.SPEC, ee.SPEC))

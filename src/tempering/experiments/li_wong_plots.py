@@ -103,3 +103,29 @@ def plot_fig3(bnn: dict[str, Any], path: Path) -> Path:
     ax.set(yscale="log", xlabel="epochs", ylabel="test error")
     ax.legend(fontsize=7)
     return save(plt, fig, path)
+
+
+def plot_fig4(ee: dict[str, Any], path: Path) -> Path:
+    """Fig. 4: θ₁'s histogram (MINTEE and the MCMC control), the t-SNE embedding of MINTEE's level-0
+    draws coloured by mode, the k-means objective against the number of clusters, and the mass in
+    each mode against 1/50."""
+    plt = pyplot()
+    fig, axes = plt.subplots(1, 4, figsize=(22, 4.8))
+    for name, values in ee["theta1"].items():
+        if name in ("MINTEE (subsets=fixed)", ee["embedded"]) or name.startswith("MCMC"):
+            axes[0].hist(values, bins=80, density=True, alpha=0.5, label=name)
+    axes[0].set(title="θ₁ (level 0)", xlabel="θ₁", ylabel="density")
+    axes[0].legend(fontsize=8)
+    emb = ee["embedding"]
+    axes[1].scatter(emb["xy"][:, 0], emb["xy"][:, 1], c=emb["modes"], cmap="tab20", s=4)
+    axes[1].set(title=f"t-SNE of {len(emb['xy'])} draws of {ee['embedded']} (colour: mode)")
+    axes[2].plot(emb["clusters"], emb["inertia"], "o-")
+    axes[2].axvline(50, color="grey", ls=":")
+    axes[2].set(title="k-means objective", xlabel="clusters", ylabel="within-cluster SS")
+    for name, res in ee["results"].items():
+        axes[3].plot(np.arange(1, len(res["masses"]) + 1), res["masses"], ".-", label=name)
+    axes[3].axhline(1 / len(next(iter(ee["results"].values()))["masses"]), color="k", ls=":",
+                    label="1/50 (exact)")
+    axes[3].set(title="mass in each mode", xlabel="mode j (near 2·e_j)", ylabel="share of draws")
+    axes[3].legend(fontsize=7)
+    return save(plt, fig, path)

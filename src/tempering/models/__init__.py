@@ -4,6 +4,7 @@ from tempering.models.base import Model, ModelSpec, ParamSpec
 from tempering.models.changepoint_exact import changepoint_exact_posterior
 from tempering.models.gp_regression import gp_regression_prior_mean
 from tempering.models.grid import tempered_log_density_points
+from tempering.models.mixture import mode_index
 from tempering.models.registry import MODELS, get_model
 from tempering.models.tied_means import (
     disc_log_mass,
@@ -13,6 +14,7 @@ from tempering.models.tied_means import (
 )
 
 __all__ = ["MODELS", "Model", "ModelSpec", "ParamSpec", "changepoint_exact_posterior",
-           "disc_log_mass", "get_model", "gp_regression_prior_mean", "mode_mass_ratio",
+           "disc_log_mass", "get_model", "gp_regression_prior_mean", "mode_index",
+           "mode_mass_ratio",
            "tempered_log_density_points", "tied_means_grid_log_density",
            "tied_means_mirror"]

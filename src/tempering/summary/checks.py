@@ -88,6 +88,9 @@ def rhat_warnings(summary: dict[str, Any]) -> list[str]:
     if summary["draws"] < MIN_DRAWS:
         return [f"R-hat and ESS are undefined with {summary['draws']} draws per chain (they need "
                 f"at least {MIN_DRAWS}): run longer"]
+    if summary.get("chains", 2) < 2:  # ArviZ's R-hat needs two chains
+        return ["R-hat is undefined with one chain: run at least two (e.g. --chains 4) to "
+                "check that they agree"]
     rhats = {name: float(row["rhat"]) for name, row in _full_rows(summary).items()}
     out = []
     broken = {name: value for name, value in rhats.items() if not math.isfinite(value)}

@@ -1,0 +1,138 @@
+"""Data passes and seconds until every mode is visited, and until the mode-mass error falls below
+0.005, on the 50-mode mixture (seed 003 §5.3): MINTEE (both subset modes), full-data EE and
+geometric PT at equal cost.
+
+The target is the li-wong part-2 mixture (:mod:`tempering.experiments.li_wong_ee`: k = 50 modes
+of mass exactly 1/50, data at θ* = (2, 0, …, 0)), each sampler one chain from the origin with the
+paper's settings (γ = 1.4, α = 0.995, c = 10, p_ee = 0.1, H₀ = h(θ*)) on the ladder continued until
+m₁ ≈ n/γ (15 levels at the default sizes: the paper's 7 leave level 0 stuck), B = S = 300. Every
+sampler gets the same sampling budget of data passes (full-data-equivalent evaluations): its draw
+count is the budget over its nominal cost per step — Σ_k m_k/n for MINTEE, K for EE (every
+level reads all n points) and PT (K full-data rungs, DEO swaps) — and the passes actually spent
+(reads and top-ups included) are reported.
+
+Measured from level 0's draws: the data passes and seconds (start-up and warmup included;
+compilation excluded) when the last of the 50 modes is first visited, and when the running
+largest mode-mass error max_j |share_j − 1/50| first falls below 0.005 (``not reached`` within the
+budget is reported as such), and the ratios of EE's passes to MINTEE's — the paper's O(Nn)
+against O(K²Nn) claim; the issue's target is ≥ 5×.
+
+``--n`` sets the data size (default 10⁴ with m_K = 100, the quick reproduction's; the paper's
+n = 10⁵ uses m_K = 1000 and takes hours here: a full-data pass costs ≈ 45 ms on one core).
+``--repeats`` sets the budget: × 2000 data passes (default 10: 20 000 passes each).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tempering import get_sampler, sample
+from tempering.errors import UserInputError
+from tempering.experiments import li_wong_paper as paper
+from tempering.experiments.li_wong_ee import (
+    EESettings,
+    continued_levels,
+    ee_model,
+    ladder_options,
+)
+from tempering.models import Model, mode_index
+from tempering.registry import RunnableSpec
+
+TOLERANCE = 0.005
+PASSES_PER_REPEAT = 2000
+
+
+def contenders(model: Model, cfg: EESettings) -> dict[str, tuple[str, dict]]:
+    """Label ↦ (sampler, options), all on the ladder continued to m₁ ≈ n/γ
+    (:func:`~tempering.experiments.li_wong_ee.continued_levels`): on the paper's 7 levels no
+    sampler's level 0 leaves its mode (li-wong part 2), so there would be nothing to time."""
+    levels = continued_levels(cfg.n, cfg.top_batch, paper.EE_GAMMA)
+    shared = {**ladder_options(cfg, model), "levels": levels}
+    mintee = {**shared, "batch": cfg.top_batch, "gamma": paper.EE_GAMMA,
+              "alpha": paper.EE_ALPHA}
+    temperatures = get_sampler("mintee", model, **mintee).facts["temperatures"]
+    return {"MINTEE (fixed)": ("mintee", {**mintee, "subsets": "fixed"}),
+            "MINTEE (random)": ("mintee", {**mintee, "subsets": "random"}),
+            "EE (full data)": ("ee", {**shared, "temperatures": temperatures}),
+            "PT (geometric)": ("pt", {"rungs": levels, "beta_min": 1.0 / temperatures[-1],
+                                      "swap": "deo"})}
+
+
+def first_index(flags: np.ndarray) -> int | None:
+    hits = np.flatnonzero(flags)
+    return int(hits[0]) if hits.size else None
+
+
+def milestones(modes: np.ndarray, k: int) -> tuple[int | None, int | None]:
+    """Draw indices when every mode has been visited, and when the running largest mass error
+    first falls below :data:`TOLERANCE` (after every mode is visited)."""
+    counts = np.cumsum(np.eye(k, dtype=np.int64)[modes], axis=0)
+    visited = first_index(np.all(counts > 0, axis=1))
+    if visited is None:
+        return None, None
+    shares = counts / np.arange(1, len(modes) + 1)[:, None]
+    error = np.max(np.abs(shares - 1.0 / k), axis=1)
+    within = first_index((error < TOLERANCE) & (np.arange(len(modes)) >= visited))
+    return visited, within
+
+
+def measure(label: str, sampler: str, options: dict, model: Model, cfg: EESettings,
+            budget: float) -> dict:
+    """Run one contender on the budget; passes and seconds at each milestone."""
+    algorithm = get_sampler(sampler, model, **options)
+    per_step = float(np.sum(algorithm.facts.get("level_costs", [1.0] * paper.EE_LEVELS)))
+    draws = max(100, int(budget / per_step))
+    idata = sample(model, algorithm, key=7, draws=draws, chains=1, warmup=cfg.warmup,
+                   init=np.zeros(paper.EE_K), progress=False)
+    attrs = idata["posterior"].attrs
+    mu = np.asarray(idata["posterior"]["mu"].values)[0]
+    modes = np.asarray(mode_index(mu[:, 0] if mu.ndim == 3 else mu, paper.EE_SPIKE))
+    passes = float(attrs["cost_warmup"]) + np.cumsum(np.asarray(idata["sample_stats"]["cost"])[0])
+    seconds = (float(attrs["wall_seconds_warmup"])
+               + float(attrs["wall_seconds_sampling"]) * np.arange(1, draws + 1) / draws)
+    row = {"label": label, "draws": draws, "passes_spent": float(passes[-1])}
+    for name, index in zip(("all_modes", "within"), milestones(modes, paper.EE_K), strict=True):
+        row[f"{name}_passes"] = None if index is None else float(passes[index])
+        row[f"{name}_seconds"] = None if index is None else float(seconds[index])
+    return row
+
+
+def _cell(value: float | None) -> str:
+    return "not reached" if value is None else f"{value:.4g}"
+
+
+def run(n: int | None = None, dim: int | None = None, repeats: int = 10) -> list[dict]:
+    """Print the table and the ratios; return the rows."""
+    if dim is not None:
+        raise UserInputError("--dim: bench ee has no dimension option (the mixture has 50)")
+    n = n or 10**4
+    if n < 2000 or repeats < 1:
+        raise UserInputError(f"bench ee: --n must be at least 2000 and --repeats positive "
+                             f"(got {n}, {repeats})")
+    top = paper.EE_TOP_BATCH if n >= paper.EE_N else 100
+    cfg = EESettings(n=n, top_batch=top, burnin=300, stagger=300, warmup=300, draws=0,
+                     ee_draws=0, control_draws=0, capacity=2000, embed_points=0)
+    model = ee_model(cfg)
+    budget = PASSES_PER_REPEAT * repeats
+    print(f"bench ee: 50-mode mixture, n = {n}, m_K = {top}, budget {budget} data passes each")
+    rows = [measure(label, sampler, options, model, cfg, budget)
+            for label, (sampler, options) in contenders(model, cfg).items()]
+    print("| sampler | draws | passes spent | all modes: passes | s | error < 0.005: passes | s |")
+    print("|---|---|---|---|---|---|---|")
+    for r in rows:
+        print(f"| {r['label']} | {r['draws']} | {r['passes_spent']:.4g} | "
+              f"{_cell(r['all_modes_passes'])} | {_cell(r['all_modes_seconds'])} | "
+              f"{_cell(r['within_passes'])} | {_cell(r['within_seconds'])} |")
+    by = {r["label"]: r for r in rows}
+    for milestone in ("all_modes", "within"):
+        base = by["EE (full data)"][f"{milestone}_passes"]
+        for label in ("MINTEE (fixed)", "MINTEE (random)", "PT (geometric)"):
+            mine = by[label][f"{milestone}_passes"]
+            ratio = "n/a" if base is None or mine is None else f"{base / mine:.3g}×"
+            print(f"{milestone}: EE's data passes / {label}'s = {ratio}")
+    return rows
+
+
+SPEC = RunnableSpec(
+    "ee", "data passes and seconds to visit all 50 modes and reach mode-mass error 0.005: "
+    "MINTEE (fixed, random) vs full-data EE vs PT at equal cost", run)
