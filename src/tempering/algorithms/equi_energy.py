@@ -149,11 +149,12 @@ def equi_energy(model: Model, bound: BoundKernel, params: Any, settings: EESetti
                   if k < L - 1 else None)
         run = partial(active_level_step, k_move, k, level, state, picked, all_params,
                       multiplier)
-        shapes = jax.eval_shape(run)
-        idle = {"energy_ring": -1, "energy": jnp.nan, "ee_proposed": False,
-                "ee_accepted": False, "ee_accept_prob": 0.0, "local_acceptance": jnp.nan}
-        idle = {name: jnp.asarray(value, shapes[2][name].dtype) for name, value in idle.items()}
-        new, cost, report = lazy(active, run, (level, jnp.zeros((), shapes[1].dtype), idle))
+        real = level.energy.dtype  # the idle outputs are typed by hand: no second trace
+        idle = {"energy_ring": jnp.asarray(-1, jnp.int32), "energy": jnp.asarray(jnp.nan, real),
+                "ee_proposed": jnp.asarray(False), "ee_accepted": jnp.asarray(False),
+                "ee_accept_prob": jnp.zeros((), real),
+                "local_acceptance": jnp.asarray(jnp.nan, real)}
+        new, cost, report = lazy(active, run, (level, jnp.zeros((), real), idle))
         if k >= 1:
             after_burnin = active & (state.clock >= cfg.start(k) + cfg.burnin)
             rings = deposit(k_dep, rings, k - 1, ring_index(new.energy, levels_h),
