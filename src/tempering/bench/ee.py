@@ -115,8 +115,11 @@ def run(n: int | None = None, dim: int | None = None, repeats: int = 10) -> list
     model = ee_model(cfg)
     budget = PASSES_PER_REPEAT * repeats
     print(f"bench ee: 50-mode mixture, n = {n}, m_K = {top}, budget {budget} data passes each")
-    rows = [measure(label, sampler, options, model, cfg, budget)
-            for label, (sampler, options) in contenders(model, cfg).items()]
+    rows = []
+    for label, (sampler, options) in contenders(model, cfg).items():
+        rows.append(measure(label, sampler, options, model, cfg, budget))
+        print(f"  {label}: {rows[-1]['draws']} draws, {rows[-1]['passes_spent']:.4g} passes",
+              flush=True)
     print("| sampler | draws | passes spent | all modes: passes | s | error < 0.005: passes | s |")
     print("|---|---|---|---|---|---|---|")
     for r in rows:
