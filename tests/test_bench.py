@@ -71,11 +71,13 @@ def test_ee_milestones_by_hand():
     from tempering.bench.ee import TOLERANCE, milestones
 
     modes = np.array([0, 0, 1, 0, 2, 1, 2, 2, 1, 0, 1, 2])
-    visited, within = milestones(modes, 3)
-    assert visited == 4 and within == 8  # 3, 3, 3 after nine draws: exactly 1/3 each
+    marks = milestones(modes, 3, visits=(2,))
+    assert marks == {"2_modes": 2, "all_modes": 4, "within": 8}  # 3, 3, 3 after nine draws
     balanced = np.tile(np.arange(3), 400)
-    visited, within = milestones(balanced, 3)
-    assert visited == 2 and within is not None
+    marks = milestones(balanced, 3)
+    assert marks["all_modes"] == 2 and marks["within"] is not None
+    within = marks["within"]
     shares = np.bincount(balanced[:within + 1], minlength=3) / (within + 1)
     assert np.max(np.abs(shares - 1 / 3)) < TOLERANCE
-    assert milestones(np.zeros(50, dtype=int), 3) == (None, None)
+    assert milestones(np.zeros(50, dtype=int), 3, visits=(2,)) == {
+        "2_modes": None, "all_modes": None, "within": None}

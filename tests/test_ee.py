@@ -89,20 +89,47 @@ def _mintee_levels(fresh: bool):
     return model, batches, [LevelEnergy(model, batches, k, fresh) for k in range(3)]
 
 
-def test_fixed_top_up_equals_the_lower_levels_own_reading():
+@pytest.mark.parametrize("shifts", [(0.0, 0.0, 0.0), (0.0, -7.5, 31.0)])
+def test_fixed_top_up_equals_the_lower_levels_own_reading(shifts):
     model, batches, levels = _mintee_levels(fresh=False)
+    shifts = jnp.asarray(shifts)
     perm = jax.random.permutation(jax.random.key(3), 60)
     theta = jnp.asarray([0.7, -1.2])
     for k in (0, 1):
         upper = levels[k + 1]
         reading = upper.read(theta, upper.batch(perm, jax.random.key(0)), perm,
-                             jax.random.key(1))
+                             jax.random.key(1), shifts)
         entry = Entry(theta, reading.energy, reading.mean_log_lik, jnp.zeros(2, jnp.uint32))
-        topped = levels[k].top_up(entry, perm, jax.random.key(2))
+        topped = levels[k].top_up(entry, perm, jax.random.key(2), shifts)
         own = levels[k].read(theta, levels[k].batch(perm, jax.random.key(4)), perm,
-                             jax.random.key(5))
+                             jax.random.key(5), shifts)
         np.testing.assert_allclose(float(topped), float(own.energy), rtol=1e-12)
         assert float(own.energy_above) == pytest.approx(float(reading.energy), rel=1e-12)
+        raw = levels[k].energy(theta, levels[k].batch(perm, jax.random.key(4)))
+        assert float(own.energy) == pytest.approx(float(raw - shifts[k]), rel=1e-12)
+
+
+def test_shifts_make_every_fixed_surrogate_read_h_at_the_pilots_point():
+    """With no pilot steps the pilot's lowest point is the start θ: s_k = ĥ_k(θ) − h(θ), s₀ = 0,
+    so after warmup every level reads ĥ_k(θ) − s_k = h(θ) = H₀; ``rebase=False`` keeps the raw
+    surrogates, which differ."""
+    model = get_model("modes2d", n=60)
+    start = jnp.asarray([0.4, -0.9])
+    h = -float(model.log_density(start))
+    for rebase in (True, False):
+        options = {**MINTEE, "burnin": 0, "stagger": 0, "pilot": 0, "rebase": rebase}
+        algorithm = get_sampler("mintee", model, **options)
+        state = algorithm.init(jax.random.key(0), start)
+        state, params, _ = algorithm.warmup(jax.random.key(1), state, algorithm.params, 0)
+        energies = np.asarray([float(level.energy) for level in state.levels])
+        assert float(params["levels"][0]) == pytest.approx(h, rel=1e-12)
+        if rebase:
+            np.testing.assert_allclose(energies, h, rtol=1e-12)
+            assert float(params["shifts"][0]) == 0.0
+            assert np.ptp(np.asarray(params["shifts"])) > 1.0  # the surrogates did differ
+        else:
+            assert np.all(np.asarray(params["shifts"]) == 0.0)
+            assert np.ptp(energies) > 1.0
 
 
 def test_fresh_top_up_adds_new_points_only():
@@ -110,10 +137,11 @@ def test_fresh_top_up_adds_new_points_only():
     theta = jnp.asarray([0.3, 0.4])
     key_own = jax.random.key(11)
     own = draw_batch(key_own, 60, batches[2])
-    reading = levels[2].read(theta, own, jnp.zeros(0, jnp.int32), jax.random.key(0))
+    none = jnp.zeros(3)
+    reading = levels[2].read(theta, own, jnp.zeros(0, jnp.int32), jax.random.key(0), none)
     entry = Entry(theta, reading.energy, reading.mean_log_lik, jax.random.key_data(key_own))
     key_top = jax.random.key(12)
-    topped = levels[1].top_up(entry, jnp.zeros(0, jnp.int32), key_top)
+    topped = levels[1].top_up(entry, jnp.zeros(0, jnp.int32), key_top, none)
     from tempering.ladders.minibatch import draw_batch_outside
 
     extra = np.asarray(draw_batch_outside(key_top, 60, batches[1] - batches[2], own))

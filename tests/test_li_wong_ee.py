@@ -92,4 +92,5 @@ def test_tiny_ee_run_writes_every_file(tmp_path):
     assert readme.startswith("# Part 2: MINTEE") and "Table 3" in readme
     names = [r["sampler"] for r in result["ee"]["masses"]]
     assert names[:3] == ["MINTEE (subsets=fixed)", "MINTEE (subsets=random)", "EE (full data)"]
-    assert names[-1] == "MCMC (RWM, T = 1)" and len(names) == 6
+    assert names[-1] == "MCMC (RWM, T = 1)" and len(names) == 7
+    assert any(name.endswith("levels, unshifted)") for name in names)

@@ -55,18 +55,21 @@ class EnergyLadderOptions(InnerOptions):
         return type(self).model_validate({**own, **extras})
 
     def settings(self, temperatures: np.ndarray, batches: tuple[int, ...],
-                 fresh_batches: bool) -> EESettings:
+                 fresh_batches: bool, rebase: bool = True) -> EESettings:
         adapt, target = self.inner_settings()
         return EESettings(temperatures, batches, self.c, self.p_ee, self.burnin, self.stagger,
-                          self.capacity, fresh_batches, self.h0, self.pilot, adapt, target)
+                          self.capacity, fresh_batches, self.h0, self.pilot, adapt, target,
+                          rebase)
 
 
 def build_energy_sampler(model: Model, options: EnergyLadderOptions, temperatures: np.ndarray,
-                         batches: tuple[int, ...], fresh_batches: bool, name: str) -> Algorithm:
+                         batches: tuple[int, ...], fresh_batches: bool, name: str,
+                         rebase: bool = True) -> Algorithm:
     """EE or MINTEE over these temperatures and batch sizes, with its facts."""
     spec, bound = options.bind_inner(model.dim)
     params = spec.rung_params(bound, 1.0 / np.asarray(temperatures))
-    settings = options.settings(np.asarray(temperatures, dtype=float), batches, fresh_batches)
+    settings = options.settings(np.asarray(temperatures, dtype=float), batches, fresh_batches,
+                                rebase)
     algorithm = equi_energy(model, bound, params, settings, name)
     offsets = np.asarray(energy_levels(0.0, settings.temperatures, options.c))
     facts = {"temperatures": [float(t) for t in temperatures], "batches": list(batches),

@@ -19,6 +19,16 @@ of the jump ratio). Batches:
   top-up draws m_k − m_{k+1} points outside the entry's own batch (re-drawn from its stored key).
   Approximate, like MINT.
 
+Shifts. A fixed subset's surrogate ĥ_k sits a near-constant distance from h (at n = 10⁴,
+m₁ = 7937 of the 50-mode mixture: ĥ₁ − h ≈ −68 at every mode, ±1 around them), but the
+truncations H_k and the rings form one absolute ladder built from h. Unshifted, level 1 would
+be flat (ĥ₁ < H₁) over all of level 0's typical set and deep into the energies above it, and
+level 0's jumps would land far above its own energies. So every level reads ĥ_k − s_k, with
+constants s_k (``shifts``, one per level, s₀ = 0) fixed in warmup
+(:mod:`~tempering.algorithms.ee_warmup`). A constant changes neither the local kernel's ratios
+nor the jump ratio's π_{k+1} factor; it moves the truncation and the rings, so each π_k is still
+a fixed target and level 0's exactness holds as before.
+
 Costs are counted in full-data evaluations: a batch evaluation costs m_k/n.
 """
 
@@ -101,8 +111,9 @@ class LevelEnergy:
         mean = jnp.mean(self._terms(theta, indices))
         return _as_energy(-self.model.log_prior(theta) - self.n * mean)
 
-    def read(self, theta: Array, indices: Array | None, perm: Array, key: Array) -> Reading:
-        """ĥ_k, ĥ_{k+1} (on the batch's first m_{k+1} points) and μ̂_k at θ."""
+    def read(self, theta: Array, indices: Array | None, perm: Array, key: Array,
+             shifts: Array) -> Reading:
+        """ĥ_k − s_k, ĥ_{k+1} − s_{k+1} (on the batch's first m_{k+1} points) and μ̂_k at θ."""
         if self.exact:
             energy = self.energy(theta, indices)
             return Reading(energy, energy, jnp.zeros(()))
@@ -115,24 +126,29 @@ class LevelEnergy:
             sub = terms[:self.m_above]
         log_prior = self.model.log_prior(theta)
         mean = jnp.mean(terms)
-        return Reading(_as_energy(-log_prior - self.n * mean),
-                       _as_energy(-log_prior - self.n * jnp.mean(sub)), mean)
+        above = min(self.level + 1, shifts.shape[0] - 1)
+        return Reading(_as_energy(-log_prior - self.n * mean - shifts[self.level]),
+                       _as_energy(-log_prior - self.n * jnp.mean(sub) - shifts[above]), mean)
 
-    def density(self, indices: Array | None, levels: Array, temperatures: np.ndarray):
-        """θ ↦ log π_k(θ) = −(ĥ_k(θ) ∨ H_k)/T_k on the batch: what the inner kernel samples."""
-        return lambda theta: truncated_log_density(self.energy(theta, indices), self.level,
-                                                   levels, temperatures)
+    def density(self, indices: Array | None, levels: Array, temperatures: np.ndarray,
+                shifts: Array):
+        """θ ↦ log π_k(θ) = −((ĥ_k(θ) − s_k) ∨ H_k)/T_k on the batch: what the inner kernel
+        samples."""
+        return lambda theta: truncated_log_density(self.energy(theta, indices)
+                                                   - shifts[self.level], self.level, levels,
+                                                   temperatures)
 
-    def top_up(self, entry: Entry, perm: Array, key: Array) -> Array:
-        """ĥ_k(y) of a ring entry of level k+1: its μ̂ over m_{k+1} points extended by
+    def top_up(self, entry: Entry, perm: Array, key: Array, shifts: Array) -> Array:
+        """ĥ_k(y) − s_k of a ring entry of level k+1: its μ̂ over m_{k+1} points extended by
         m_k − m_{k+1} more (App. D.1; the seeds' errata)."""
         extra = self.m - self.m_above
         if extra == 0:
-            return entry.energy
+            return entry.energy + shifts[self.level + 1] - shifts[self.level]
         if self.fresh:
             own = draw_batch(jax.random.wrap_key_data(entry.batch_key), self.n, self.m_above)
             indices = draw_batch_outside(key, self.n, extra, own)
         else:
             indices = perm[self.m_above:self.m]
         total = self.m_above * entry.mean_log_lik + jnp.sum(self._terms(entry.position, indices))
-        return _as_energy(-self.model.log_prior(entry.position) - self.n * total / self.m)
+        return _as_energy(-self.model.log_prior(entry.position) - self.n * total / self.m
+                          - shifts[self.level])

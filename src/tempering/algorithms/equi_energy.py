@@ -12,12 +12,13 @@ p_ee, an EE jump to a uniform entry of that ring (topped up to m_k points, then 
 :func:`~tempering.ladders.energy.jump_log_ratio`), and otherwise a local move of the inner kernel
 (:mod:`~tempering.algorithms.ee_levels`). Only level 0's draws reach ``posterior``.
 
-Warmup. With no ``h0``, a pilot of level 0's local moves from the start sets H₀ to the lowest
-energy it reads. Then the ladder starts up: (L−1)(B + S) steps bring level 0 in, and the driver's
-warmup steps follow; throughout, each level's step size is adapted by BlackJAX's dual averaging
-towards ``target_accept`` on its own local moves (the paper keeps acceptance within [0.2, 0.5]),
-and frozen for sampling. The rings keep filling while sampling (EE is self-interacting: its
-levels are exact only as the rings converge, Kou et al. §3).
+Warmup. A pilot of level 0's local moves from the start sets H₀ to the lowest energy it reads
+(unless ``h0`` is given) and, with fixed subsets, the energy shifts s_k at that point. Then the
+ladder starts up: (L−1)(B + S) steps bring level 0 in, and the driver's warmup steps follow;
+throughout, each level's step size is adapted by BlackJAX's dual averaging towards
+``target_accept`` on its own local moves (the paper keeps acceptance within [0.2, 0.5]), and is
+frozen for sampling. The rings keep filling while sampling (EE is self-interacting: its levels
+are exact only as the rings converge, Kou et al. §3).
 
 Work is skipped where it is not needed (:func:`~tempering.numerics.lazy`, which also holds under
 ``vmap``): an idle level (start-up) computes nothing, a jump's top-up and re-initialisation run
@@ -67,10 +68,17 @@ class EESettings(NamedTuple):
     pilot: int
     adapt: bool
     target_accept: float
+    rebase: bool = True
 
     @property
     def levels(self) -> int:
         return len(self.temperatures)
+
+    @property
+    def shifted(self) -> bool:
+        """Whether the levels read shifted energies ĥ_k − s_k: fixed subsets smaller than the
+        data, unless ``rebase`` is off (:mod:`~tempering.algorithms.ee_levels`)."""
+        return self.rebase and not self.fresh_batches and min(self.batches) < self.batches[0]
 
     def start(self, level: int) -> int:
         """The clock tick at which ``level`` starts."""
@@ -85,8 +93,8 @@ class EEState(NamedTuple):
 
 
 def ee_jump(keys: tuple, level: LevelState, lk: LevelEnergy, kernel: Any, picked: tuple,
-            perm: jax.Array, wants: jax.Array, levels_h: jax.Array, temps: np.ndarray,
-            jump_ratio: Callable, k: int):
+            perm: jax.Array, wants: jax.Array, levels_h: jax.Array, shifts: jax.Array,
+            temps: np.ndarray, jump_ratio: Callable, k: int):
     """Level k's EE jump to ``picked`` = (entry, held): a uniform entry y of level k+1's ring
     that holds x's energy (at level k+1; :func:`~tempering.algorithms.rings.pick`), topped up to
     m_k points and accepted with ``jump_ratio``; when the ring is empty there is no jump. The
@@ -96,7 +104,7 @@ def ee_jump(keys: tuple, level: LevelState, lk: LevelEnergy, kernel: Any, picked
     k_top, k_acc = keys
     entry, held = picked
     do_jump = wants & held
-    here = lazy(do_jump, lambda: lk.top_up(entry, perm, k_top), entry.energy)
+    here = lazy(do_jump, lambda: lk.top_up(entry, perm, k_top, shifts), entry.energy)
     log_a = jump_ratio(level.energy, here, entry.energy, level.energy_above, k, levels_h, temps)
     accepted, prob = metropolis(k_acc, log_a)
     accepted = do_jump & accepted
@@ -104,50 +112,65 @@ def ee_jump(keys: tuple, level: LevelState, lk: LevelEnergy, kernel: Any, picked
     return jumped, do_jump, accepted, prob, lk.top_up_cost + jnp.where(accepted, lk.cost, 0.0)
 
 
-def equi_energy(model: Model, bound: BoundKernel, params: Any, settings: EESettings,
-                name: str = "ee", jump_ratio: Callable = jump_log_ratio) -> Algorithm:
-    """Build the sampler. ``params``: the inner kernel's parameters stacked over levels;
-    ``jump_ratio`` is replaceable only to show that a wrong one breaks the sampler (tests)."""
-    cfg = settings
-    L = cfg.levels
-    temps = np.asarray(cfg.temperatures, dtype=float)
-    energies = [LevelEnergy(model, cfg.batches, k, cfg.fresh_batches) for k in range(L)]
-    needs_perm = not cfg.fresh_batches and any(m < cfg.batches[0] for m in cfg.batches)
-    all_params = {"kernel": params,
-                  "levels": energy_levels(0.0 if cfg.h0 is None else cfg.h0, temps, cfg.c)}
+class Ladder:
+    """The levels of one EE / MINTEE run (static: the model, inner kernel, settings and jump
+    ratio); its methods are the pure functions the sampler is built from, each parameter pytree
+    ``all_params`` holding the inner kernel's stacked parameters, the truncations H_k
+    (``levels``) and the energy shifts s_k."""
 
-    def kernel_at(k, indices, all_params, multiplier=1.0):
+    def __init__(self, model: Model, bound: BoundKernel, settings: EESettings,
+                 jump_ratio: Callable):
+        self.cfg, self.bound, self.jump_ratio = settings, bound, jump_ratio
+        self.L = settings.levels
+        self.temps = np.asarray(settings.temperatures, dtype=float)
+        self.energies = [LevelEnergy(model, settings.batches, k, settings.fresh_batches)
+                         for k in range(self.L)]
+        self.needs_perm = not settings.fresh_batches and min(settings.batches) < \
+            settings.batches[0]
+
+    def params(self, kernel_params: Any) -> dict[str, Any]:
+        h0 = 0.0 if self.cfg.h0 is None else self.cfg.h0
+        return {"kernel": kernel_params, "levels": energy_levels(h0, self.temps, self.cfg.c),
+                "shifts": jnp.zeros(self.L)}
+
+    def kernel_at(self, k, indices, all_params, multiplier=1.0):
+        """Level k's inner kernel on ``indices``, its step size times ``multiplier``."""
         p = rung_slice(all_params["kernel"], k)
         if "step_size" in p:
             p = {**p, "step_size": p["step_size"] * multiplier}
-        return bound.make(energies[k].density(indices, all_params["levels"], temps), p)
+        density = self.energies[k].density(indices, all_params["levels"], self.temps,
+                                           all_params["shifts"])
+        return self.bound.make(density, p)
 
-    def init(key, position):
+    def init(self, key, position, all_params):
+        L, cfg = self.L, self.cfg
         k_perm, k_levels = jax.random.split(key)
-        perm = jax.random.permutation(k_perm, cfg.batches[0]).astype(jnp.int32) if needs_perm \
-            else jnp.zeros((0,), jnp.int32)
+        perm = (jax.random.permutation(k_perm, cfg.batches[0]).astype(jnp.int32)
+                if self.needs_perm else jnp.zeros((0,), jnp.int32))
         positions = position if position.ndim == 2 else jnp.broadcast_to(position,
                                                                         (L, position.shape[-1]))
         levels = []
         for k, lk in enumerate(jax.random.split(k_levels, L)):
             k_batch, k_read = jax.random.split(lk)
-            indices = energies[k].batch(perm, k_batch)
-            kernel = kernel_at(k, indices, all_params).init(positions[k])
-            reading = energies[k].read(positions[k], indices, perm, k_read)
+            indices = self.energies[k].batch(perm, k_batch)
+            kernel = self.kernel_at(k, indices, all_params).init(positions[k])
+            reading = self.energies[k].read(positions[k], indices, perm, k_read,
+                                            all_params["shifts"])
             levels.append(LevelState(kernel, *reading, jax.random.key_data(k_batch)))
         rings = empty_rings(L - 1, L, cfg.capacity, position.shape[-1])
         return EEState(tuple(levels), rings, jnp.zeros((), jnp.int32), perm)
 
-    def level_step(key, k, level, state, rings, all_params, multiplier):
+    def level_step(self, key, k, level, state, rings, all_params, multiplier):
         """Level k's step: the ring entry it may jump to is picked, the level moves (nothing is
         computed while it is idle in the start-up), and its new point is deposited in its rings
         after its burn-in. The rings stay outside the lazy step (no copy of them per step)."""
+        cfg = self.cfg
         k_move, k_pick, k_dep = jax.random.split(key, 3)
         levels_h = all_params["levels"]
         active = state.clock >= cfg.start(k)
         picked = (pick(k_pick, rings, k, ring_index(level.energy_above, levels_h))
-                  if k < L - 1 else None)
-        run = partial(active_level_step, k_move, k, level, state, picked, all_params,
+                  if k < self.L - 1 else None)
+        run = partial(self.active_level_step, k_move, k, level, state, picked, all_params,
                       multiplier)
         real = level.energy.dtype  # the idle outputs are typed by hand: no second trace
         idle = {"energy_ring": jnp.asarray(-1, jnp.int32), "energy": jnp.asarray(jnp.nan, real),
@@ -162,11 +185,12 @@ def equi_energy(model: Model, bound: BoundKernel, params: Any, settings: EESetti
                                   new.batch_key), after_burnin)
         return new, rings, cost, report
 
-    def active_level_step(key, k, level, state, picked, all_params, multiplier):
-        lk = energies[k]
+    def active_level_step(self, key, k, level, state, picked, all_params, multiplier):
+        """A running level's local move or EE jump, and the read-out of its new point."""
+        lk, cfg, shifts = self.energies[k], self.cfg, all_params["shifts"]
         k_batch, k_read, k_local, k_choose, k_top, k_acc = jax.random.split(key, 6)
         indices = lk.batch(state.perm, k_batch)
-        kernel = kernel_at(k, indices, all_params, multiplier)
+        kernel = self.kernel_at(k, indices, all_params, multiplier)
         # a fresh batch changes the density, so the kernel restarts on it (MINT's reading b);
         # level 0 of MINTEE reads all n points, whose density no batch changes
         fresh = cfg.fresh_batches and lk.m < lk.n
@@ -174,53 +198,60 @@ def equi_energy(model: Model, bound: BoundKernel, params: Any, settings: EESetti
         moved, info = kernel.step(k_local, start)
         local_cost = (info.n_evals + (1.0 if fresh else 0.0)) * lk.cost
         levels_h = all_params["levels"]
+        do_jump, accepted, prob, jump_cost = (jnp.asarray(False), jnp.asarray(False),
+                                              jnp.zeros(()), jnp.zeros(()))
         if picked is not None:
             jumped, do_jump, accepted, prob, jump_cost = ee_jump(
                 (k_top, k_acc), level, lk, kernel, picked, state.perm,
-                jax.random.uniform(k_choose) < cfg.p_ee, levels_h, temps, jump_ratio, k)
+                jax.random.uniform(k_choose) < cfg.p_ee, levels_h, shifts, self.temps,
+                self.jump_ratio, k)
             moved = select(do_jump, jumped, moved)
-        else:
-            do_jump, accepted, prob, jump_cost = (jnp.asarray(False), jnp.asarray(False),
-                                                  jnp.zeros(()), jnp.zeros(()))
         if cfg.fresh_batches:
-            reading = lk.read(moved.position, indices, state.perm, k_read)
+            reading = lk.read(moved.position, indices, state.perm, k_read, shifts)
             read_cost = lk.cost
         else:  # deterministic energies: a point that did not move keeps its read-out
             changed = jnp.any(moved.position != level.kernel.position)
             old = Reading(level.energy, level.energy_above, level.mean_log_lik)
-            reading = lazy(changed, lambda: lk.read(moved.position, indices, state.perm, k_read),
-                           old)
+            reading = lazy(changed, lambda: lk.read(moved.position, indices, state.perm, k_read,
+                                                    shifts), old)
             read_cost = jnp.where(changed, lk.cost, 0.0)
         new = LevelState(moved, *reading, jax.random.key_data(k_batch))
         cost = jnp.where(do_jump, jump_cost, local_cost) + read_cost
-        local_accept = jnp.where(~do_jump, info.acceptance_rate, jnp.nan)
         report = {"energy_ring": ring_index(new.energy, levels_h), "energy": new.energy,
                   "ee_proposed": do_jump, "ee_accepted": accepted,
                   "ee_accept_prob": jnp.where(do_jump, prob, 0.0),
-                  "local_acceptance": local_accept}
+                  "local_acceptance": jnp.where(~do_jump, info.acceptance_rate, jnp.nan)}
         return new, cost, report
 
-    def step_with(key, state, all_params, multipliers):
+    def step_with(self, key, state, all_params, multipliers):
+        """One step of every level, from the top down, each with its step-size multiplier."""
+        L = self.L
         levels, rings, cost, reports = list(state.levels), state.rings, jnp.zeros(()), {}
         keys = jax.random.split(key, L)
         for k in range(L - 1, -1, -1):
-            levels[k], rings, c, reports[k] = level_step(keys[k], k, levels[k], state, rings,
-                                                         all_params, multipliers[k])
+            levels[k], rings, c, reports[k] = self.level_step(
+                keys[k], k, levels[k], state, rings, all_params, multipliers[k])
             cost = cost + c
         stats = {name: jnp.stack([reports[k][name] for k in range(L)])
                  for name in reports[0]}
-        deposits = jnp.concatenate([jnp.zeros((1, L), jnp.int32), rings.deposits])
-        stats["ring_deposits"] = deposits
+        stats["ring_deposits"] = jnp.concatenate([jnp.zeros((1, L), jnp.int32),
+                                                  rings.deposits])
         new = EEState(tuple(levels), rings, state.clock + 1, state.perm)
         acceptance = jnp.where(stats["ee_proposed"][0], stats["ee_accept_prob"][0],
                                stats["local_acceptance"][0])
-        lp = -levels[0].energy
-        return new, AlgorithmInfo(jnp.nan_to_num(acceptance), cost, lp, stats)
+        return new, AlgorithmInfo(jnp.nan_to_num(acceptance), cost, -levels[0].energy, stats)
 
-    def step(key, state, all_params):
-        return step_with(key, state, all_params, jnp.ones(L))
 
-    warmup = make_warmup(cfg, energies, kernel_at, step_with, dual_averaging_adaptation,
-                         energy_levels)
-    return Algorithm(name, init, warmup, step, lambda s: s.levels[0].kernel.position,
-                     all_params, EE_STATS, headline=EE_HEADLINE)
+def equi_energy(model: Model, bound: BoundKernel, params: Any, settings: EESettings,
+                name: str = "ee", jump_ratio: Callable = jump_log_ratio) -> Algorithm:
+    """Build the sampler. ``params``: the inner kernel's parameters stacked over levels;
+    ``jump_ratio`` is replaceable only to show that a wrong one breaks the sampler (tests)."""
+    ladder = Ladder(model, bound, settings, jump_ratio)
+    all_params = ladder.params(params)
+    ones = jnp.ones(ladder.L)
+    warmup = make_warmup(settings, ladder.energies, ladder.kernel_at, ladder.step_with,
+                         dual_averaging_adaptation, energy_levels)
+    return Algorithm(name, lambda key, position: ladder.init(key, position, all_params), warmup,
+                     lambda key, state, p: ladder.step_with(key, state, p, ones),
+                     lambda s: s.levels[0].kernel.position, all_params, EE_STATS,
+                     headline=EE_HEADLINE)

@@ -13,6 +13,13 @@ O(K²Nn).
 - ``random`` (the paper's Algorithm 2): a fresh batch per read-out, MINT's reading b for local
   moves, the top-up drawn outside the entry's stored batch. Approximate at every level, level 0
   included (its jumps use estimated energies of the upper level).
+
+``rebase`` (default on, ``subsets=fixed`` only; beyond the paper): every level's surrogate is
+shifted by a constant s_k so that it equals h at the warmup pilot's lowest point
+(:mod:`tempering.algorithms.ee_levels`). A fixed subset's ĥ_k sits a near-constant distance from
+h (tens to hundreds of energy units on the 50-mode mixture); unshifted, the absolute truncations
+H_k and rings put level 1's flat region over all of level 0's energies and its jumps are all
+rejected. The shifts keep every level's target fixed, so level 0 stays exact.
 """
 
 from __future__ import annotations
@@ -32,14 +39,16 @@ from tempering.models.base import Model
 
 class MinteeOptions(EnergyLadderOptions):
     """``batch`` m_{L−1} (the top level's; default ⌈√n⌉), ``gamma`` (batch growth per level,
-    1.4), ``alpha`` (λ_k = α τ_k, 0.995) and ``subsets`` (``fixed`` or ``random``); the paper's
-    ladder has 7 levels."""
+    1.4), ``alpha`` (λ_k = α τ_k, 0.995), ``subsets`` (``fixed`` or ``random``) and ``rebase``
+    (shift the fixed surrogates to agree with h at the pilot's lowest point); the paper's ladder
+    has 7 levels."""
 
     levels: int = Field(7, ge=2)
     batch: PositiveInt | None = None
     gamma: float = Field(1.4, gt=1.0)
     alpha: float = Field(0.995, gt=0.0, lt=1.0)
     subsets: Literal["fixed", "random"] = "fixed"
+    rebase: bool = True
 
     def batches(self, n: int) -> tuple[int, ...]:
         top = self.batch if self.batch is not None else max(2, round(n ** 0.5))
@@ -60,7 +69,7 @@ def build(model: Model, options: MinteeOptions) -> Algorithm:
     batches = options.batches(model.n_data)
     temperatures = mintee_temperatures(model.n_data, batches, options.alpha)
     return build_energy_sampler(model, options, temperatures, batches,
-                                options.subsets == "random", "mintee")
+                                options.subsets == "random", "mintee", options.rebase)
 
 
 SPEC = SamplerSpec(

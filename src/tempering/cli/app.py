@@ -200,12 +200,14 @@ def bench(
     = None,
     dim: Annotated[int | None, typer.Option(
         help="Covariates D (gp-grad: default 18; mint: synthetic features).")] = None,
-    repeats: Annotated[int, typer.Option(
-        help="Timed rounds; medians are reported (ee: the budget, × 2000 data passes).")] = 10,
+    repeats: Annotated[int | None, typer.Option(
+        help="Timed rounds; medians are reported (default 10; ee: the budget, × 2000 data "
+             "passes, default 5).")] = None,
 ) -> None:
     """Time a computation after compilation (gp-grad: GP value+gradient in Cholesky units;
     mint: data passes to 99% test accuracy, MINT vs full-batch MH; ee: data passes to visit all
     50 modes and to a mode-mass error of 0.005, MINTEE vs EE vs PT)."""
     from tempering.bench import BENCHMARKS
 
-    BENCHMARKS.get(name).run(n=n, dim=dim, repeats=repeats)
+    extra = {} if repeats is None else {"repeats": repeats}
+    BENCHMARKS.get(name).run(n=n, dim=dim, **extra)

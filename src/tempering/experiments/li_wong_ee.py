@@ -29,7 +29,8 @@ modes, named in the plot — and the k-means objective against the number of clu
 scikit-learn's TSNE and KMeans).
 
 Beyond the paper: the same samplers on the ladder continued down to m₁ ≈ n/γ
-(:func:`continued_levels`), which closes the paper's temperature gap between levels 0 and 1.
+(:func:`continued_levels`), which closes the paper's temperature gap between levels 0 and 1, and
+MINTEE there without its energy shifts (``rebase=False``), which shows what they fix.
 """
 
 from __future__ import annotations
@@ -97,27 +98,36 @@ def continued_levels(n: int, top_batch: int, gamma: float) -> int:
     return levels
 
 
-def runs(cfg: EESettings, model: Model) -> dict[str, tuple[str, dict[str, Any], int, int]]:
-    """name → (sampler, options, kept draws, warmup): the paper's 7-level ladder for MINTEE (both
-    subset modes) and EE, the continued ladder (:func:`continued_levels`) for MINTEE (fixed) and
-    EE, and the MCMC control."""
+def energy_samplers(cfg: EESettings, model: Model,
+                    levels: int | None = None) -> tuple[dict[str, Any], dict[str, Any]]:
+    """MINTEE's and full-data EE's options on one ladder: the paper's 7 levels, or ``levels``
+    (m_K = ``cfg.top_batch`` growing by γ, MINTEE's temperatures for both)."""
     shared = ladder_options(cfg, model)
+    if levels is not None:
+        shared["levels"] = levels
     mintee = {**shared, "batch": cfg.top_batch, "gamma": paper.EE_GAMMA,
               "alpha": paper.EE_ALPHA}
     temperatures = get_sampler("mintee", model, **mintee).facts["temperatures"]
+    return mintee, {**shared, "temperatures": temperatures}
+
+
+def runs(cfg: EESettings, model: Model) -> dict[str, tuple[str, dict[str, Any], int, int]]:
+    """name → (sampler, options, kept draws, warmup): the paper's 7-level ladder for MINTEE (both
+    subset modes) and EE, the continued ladder (:func:`continued_levels`) for MINTEE (fixed, with
+    and without the energy shifts of ``rebase``) and EE, and the MCMC control."""
+    mintee, ee = energy_samplers(cfg, model)
     levels = continued_levels(cfg.n, cfg.top_batch, paper.EE_GAMMA)
-    continued = {**mintee, "levels": levels}
-    long_temps = get_sampler("mintee", model, **continued).facts["temperatures"]
+    long_mintee, long_ee = energy_samplers(cfg, model, levels)
     long = {"draws": cfg.long_draws or cfg.draws, "ee": cfg.long_draws or cfg.ee_draws}
     w = cfg.warmup
     return {"MINTEE (subsets=fixed)": ("mintee", {**mintee, "subsets": "fixed"}, cfg.draws, w),
             "MINTEE (subsets=random)": ("mintee", {**mintee, "subsets": "random"}, cfg.draws, w),
-            "EE (full data)": ("ee", {**shared, "temperatures": temperatures}, cfg.ee_draws, w),
-            f"MINTEE (fixed, {levels} levels)": ("mintee", {**continued, "subsets": "fixed"},
+            "EE (full data)": ("ee", ee, cfg.ee_draws, w),
+            f"MINTEE (fixed, {levels} levels)": ("mintee", {**long_mintee, "subsets": "fixed"},
                                                   long["draws"], w),
-            f"EE (full data, {levels} levels)": ("ee", {**shared, "levels": levels,
-                                                        "temperatures": long_temps},
-                                                 long["ee"], w),
+            f"MINTEE (fixed, {levels} levels, unshifted)": (
+                "mintee", {**long_mintee, "subsets": "fixed", "rebase": False}, long["draws"], w),
+            f"EE (full data, {levels} levels)": ("ee", long_ee, long["ee"], w),
             "MCMC (RWM, T = 1)": ("rwm", {}, cfg.control_draws, max(w, cfg.control_warmup))}
 
 
