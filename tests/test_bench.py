@@ -81,3 +81,29 @@ def test_ee_milestones_by_hand():
     assert np.max(np.abs(shares - 1 / 3)) < TOLERANCE
     assert milestones(np.zeros(50, dtype=int), 3, visits=(2,)) == {
         "2_modes": None, "all_modes": None, "within": None}
+
+
+def test_ee_equal_cost_cuts_every_contender_at_the_smallest_spend(capsys):
+    """The always-defined comparison: modes visited within the smallest total spent."""
+    from tempering.bench.ee import at_cost, print_equal_cost
+
+    def row(label, modes, step):
+        modes = np.asarray(modes)
+        passes = step * np.arange(1, len(modes) + 1, dtype=float)
+        return {"label": label, "modes": modes, "passes": passes,
+                "passes_spent": float(passes[-1])}
+
+    rows = [row("MINTEE (fixed)", [0, 1, 2, 3, 4, 5], 1.0),
+            row("MINTEE (random)", [0, 0, 0, 0], 1.0),
+            row("EE (full data)", [0, 1, 1, 2, 3, 4], 2.0),
+            row("PT (geometric)", [0, 1, 0, 1], 3.0)]
+    assert at_cost(rows[0], 4.0)[0] == 4 and at_cost(rows[2], 4.0)[0] == 2
+    print_equal_cost(rows)
+    out = capsys.readouterr().out
+    assert "at equal cost (4 data passes" in out  # MINTEE (random) spent the least
+    assert "MINTEE (fixed) 2×, MINTEE (random) 0.5×, PT (geometric) 0.5×" in out
+    rows[2] = row("EE (full data)", [0, 1, 1, 2, 3, 4], 20.0)  # its first draw after 20 passes
+    print_equal_cost(rows)
+    out = capsys.readouterr().out
+    assert "EE (full data) no draw yet" in out and "has made no level-0 draw within 4 passes" in out
+    assert "start-up alone took 20" in out

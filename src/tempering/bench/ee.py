@@ -12,10 +12,12 @@ level reads all n points) and PT (K full-data rungs, DEO swaps) — and the pass
 (reads and top-ups included) are reported.
 
 Measured from level 0's draws: the data passes and seconds (start-up and warmup included;
-compilation excluded) when 10, 25 and all 50 modes have been visited, and when the running
+compilation excluded) when 5, 10, 25 and all 50 modes have been visited, and when the running
 largest mode-mass error max_j |share_j − 1/50| first falls below 0.005 (``not reached`` within the
 budget is reported as such), and the ratios of EE's passes to MINTEE's — the paper's O(Nn)
-against O(K²Nn) claim; the issue's target is ≥ 5×.
+against O(K²Nn) claim; the issue's target is ≥ 5×. As milestones may not be reached within the
+budget, every contender is also cut at the smallest total any of them spent (start-up included)
+and its modes visited and largest mass error there are compared: the ratio that is always defined.
 
 ``--n`` sets the data size (default 10⁴ with m_K = 100, the quick reproduction's; the paper's
 n = 10⁵ uses m_K = 1000 and takes hours here: a full-data pass costs ≈ 45 ms on one core).
@@ -44,9 +46,9 @@ from tempering.models import Model, mode_index
 from tempering.registry import RunnableSpec
 
 TOLERANCE = 0.005
-VISITS = (10, 25)  # intermediate milestones: this many modes visited
-MILESTONES = {"10_modes": "10 modes", "25_modes": "25 modes", "all_modes": "all 50 modes",
-              "within": "error < 0.005"}
+VISITS = (5, 10, 25)  # intermediate milestones: this many modes visited
+MILESTONES = {"5_modes": "5 modes", "10_modes": "10 modes", "25_modes": "25 modes",
+              "all_modes": "all 50 modes", "within": "error < 0.005"}
 PASSES_PER_REPEAT = 2000
 BURNIN = 100  # B = S per level: the start-up of 15 levels is 14 (B + S) = 2800 steps
 
@@ -102,6 +104,7 @@ def measure(label: str, sampler: str, options: dict, model: Model, cfg: EESettin
                + float(attrs["wall_seconds_sampling"]) * np.arange(1, draws + 1) / draws)
     shares = np.bincount(modes, minlength=paper.EE_K) / len(modes)
     row = {"label": label, "draws": draws, "passes_spent": float(passes[-1]),
+           "passes": passes, "modes": modes,
            "modes_visited": int(np.count_nonzero(shares)),
            "max_mass_error": float(np.max(np.abs(shares - 1.0 / paper.EE_K)))}
     for name, index in milestones(modes, paper.EE_K).items():
@@ -157,6 +160,35 @@ def print_table(rows: list[dict]) -> None:
             ratio = "n/a" if base is None or mine is None else f"{base / mine:.3g}×"
             ratios.append(f"{label} {ratio}")
         print(f"{title}: EE's data passes over: " + ", ".join(ratios))
+    print_equal_cost(rows)
+
+
+def at_cost(row: dict, passes: float) -> tuple[int, float]:
+    """Modes visited and the largest mass error of the draws made within ``passes``."""
+    modes = row["modes"][row["passes"] <= passes]
+    if modes.size == 0:
+        return 0, float("nan")
+    shares = np.bincount(modes, minlength=paper.EE_K) / modes.size
+    return int(np.count_nonzero(shares)), float(np.max(np.abs(shares - 1.0 / paper.EE_K)))
+
+
+def print_equal_cost(rows: list[dict]) -> None:
+    """Every contender at the smallest total any of them spent: modes visited and mass error,
+    and MINTEE's and PT's modes visited over EE's (the comparison that needs no milestone)."""
+    common = min(r["passes_spent"] for r in rows)
+    seen = {r["label"]: at_cost(r, common) for r in rows}
+    cells = ", ".join(f"{label} no draw yet" if np.isnan(e)
+                      else f"{label} {v} modes (error {e:.3f})" for label, (v, e) in seen.items())
+    print(f"at equal cost ({common:.4g} data passes, start-up included): {cells}")
+    ee = next(r for r in rows if r["label"] == "EE (full data)")
+    base = seen[ee["label"]][0]
+    if base == 0:
+        print(f"EE (full data) has made no level-0 draw within {common:.4g} passes: its start-up "
+              f"alone took {ee['passes'][0]:.4g} (its levels all read the full data)")
+        return
+    ratios = ", ".join(f"{label} {seen[label][0] / base:.3g}×"
+                       for label in ("MINTEE (fixed)", "MINTEE (random)", "PT (geometric)"))
+    print(f"modes visited at equal cost over EE's: {ratios}")
 
 
 SPEC = RunnableSpec(
