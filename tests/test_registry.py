@@ -26,9 +26,11 @@ from tempering.numerics import metropolis, select
 from tempering.run.output import run_attr
 
 #: The tiny model each sampler runs on: the multivariate-Gaussian mean (any sampler with a data
-#: axis), the change-point layout for the reversible-jump kernel.
+#: axis), the change-point layout for the reversible-jump kernel, a small GP with fast/slow
+#: splits for the ensemble sampler.
 TINY_MVN = ("mvn_mean", {"n": 20, "dim": 2, "data_seed": 3})
-TINY_MODEL = {"rj_changepoint": ("changepoint", {"k_max": 3})}
+TINY_MODEL = {"rj_changepoint": ("changepoint", {"k_max": 3}),
+              "ensemble": ("gp_neal2010", {"n": 12})}
 #: Options that keep every sampler small (few rungs, few inner steps).
 SMALL = {"pt": {"rungs": 3, "step_size": 0.3}, "spt": {"rungs": 3},
          "tt": {"rungs": 3, "inner_steps": 2}, "stt": {"rungs": 3, "inner_steps": 2},
@@ -38,7 +40,8 @@ SMALL = {"pt": {"rungs": 3, "step_size": 0.3}, "spt": {"rungs": 3},
          "sghmc": {"batch": 5, "num_integration_steps": 2},
          "ee": {"levels": 3, "burnin": 4, "stagger": 4, "pilot": 4, "capacity": 8},
          "mintee": {"levels": 3, "batch": 4, "gamma": 1.5, "burnin": 4, "stagger": 4, "pilot": 4,
-                    "capacity": 8}}
+                    "capacity": 8},
+         "ensemble": {"size": 4}}
 RUN = {"chains": 2, "draws": 12, "warmup": 8, "thin": 1, "seed": 4, "progress": False}
 
 

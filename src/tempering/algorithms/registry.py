@@ -10,8 +10,10 @@ from typing import Any
 
 from tempering.algorithms import (
     cmint,
+    coordinate_rwm,
     discretizing,
     ee,
+    ensemble_sampler,
     mint,
     mintee,
     pt,
@@ -46,6 +48,8 @@ SAMPLERS: Registry[SamplerSpec] = Registry("sampler", (
     sghmc.SPEC,
     ee.SPEC,
     mintee.SPEC,
+    ensemble_sampler.SPEC,
+    coordinate_rwm.SPEC,
 ))
 
 

@@ -79,6 +79,9 @@ class Model:
         (S, dim) ↦ ``{"test_accuracy", "test_log_predictive"}`` of the posterior predictive
         p(y*|x*) ≈ (1/S) Σ_s p(y*|x*, θ_s) (:func:`~tempering.models.predictive.predictive_checks`);
         ``None`` for other models.
+    splits
+        Fast/slow splits of θ by name (:class:`~tempering.models.fast_slow.FastSlowSplit`, seed
+        004): what the ensemble sampler uses; empty for models without cheap fast variables.
     """
 
     name: str
@@ -94,6 +97,7 @@ class Model:
     attrs: dict[str, Any] = field(default_factory=dict)
     gp: Any = None
     predictive_checks: Callable[[Array], dict[str, Array]] | None = None
+    splits: dict[str, Any] = field(default_factory=dict)
 
     @property
     def n_data(self) -> int:

@@ -6,7 +6,9 @@
 θ = (log ℓ_1..log ℓ_D, log σ_f, log σ_n) (one log ℓ for ``kernel="iso"``); ``log_prior`` is the
 density of θ, i.e. it includes the Jacobian of the log transform. The likelihood is the exact
 Cholesky marginal likelihood (with the fast gradient of :mod:`tempering.gp.exact_grad`): not
-additive over data points, so ``alpha = 3`` and there are no per-datum terms.
+additive over data points, so ``alpha = 3`` and there are no per-datum terms. With η = σ_f and
+ψ = σ_n/σ_f the covariance is σ_f² (E + ψ² I), so the model declares seed 004's exact Cholesky
+split ``"eta"`` (slow log ℓ and log ψ, fast log σ_f; :mod:`~tempering.models.gp_splits`).
 
 Synthetic data follow §4.2: θ drawn from the prior, covariates from an isotropic Gaussian centred
 at 0 with standard deviation Σ_d ℓ_d / D, then y from the GP. ``standardize`` centres and scales
@@ -24,7 +26,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax.scipy.special import gammaln
 from pydantic import NonNegativeInt, PositiveInt
-from scipy.special import digamma
+from scipy.special import digamma, polygamma
 
 from tempering.data import read_numeric_csv
 from tempering.errors import UserInputError
@@ -32,6 +34,7 @@ from tempering.gp import se_ard
 from tempering.gp.exact_grad import se_log_marginal
 from tempering.gp.structure import GPParts
 from tempering.models.base import Model, ModelSpec, ParamSpec
+from tempering.models.gp_splits import ScaledGP, eta_split
 from tempering.models.options import DataOptions
 
 LENGTHSCALE_LOGNORMAL = (0.5, 1.0)  # (μ_0, σ_0)
@@ -114,7 +117,29 @@ def gp_regression_model(x: np.ndarray, y: np.ndarray, kernel: str = "ard", *,
         options=options or {"kernel": kernel},
         attrs=attrs or {},
         gp=GPParts(kernel_fn, noise_var),
+        splits={"eta": eta_split(_scaled_gp(x, y, n_ls))},
     )
+
+
+def _log_gamma_moments(shape: float, rate: float) -> tuple[float, float]:
+    """Mean and sd of log σ for σ ~ Gamma(shape, rate): ψ(shape) − log rate and √ψ'(shape)."""
+    return float(digamma(shape) - np.log(rate)), float(np.sqrt(polygamma(1, shape)))
+
+
+def _scaled_gp(x: np.ndarray, y: np.ndarray, n_ls: int) -> ScaledGP:
+    """The covariance as σ_f² (E(ℓ) + ψ² I), ψ = σ_n/σ_f, for seed 004's η-fast split
+    (:func:`~tempering.models.gp_splits.eta_split`; η = σ_f): slow (log ℓ, log ψ), fast log σ_f.
+    σ_f's prior is independent of ℓ and σ_n, so its conditional given ψ depends on ψ; the split's
+    fast moments are those of its marginal, the log of a Gamma(4, 1)."""
+    xj = jnp.asarray(x)
+    return ScaledGP(
+        jnp.asarray(y), lambda log_ls: se_ard(xj, xj, jnp.exp(log_ls), 1.0),
+        lambda log_ls: jnp.sum(_log_normal_pdf(log_ls, *LENGTHSCALE_LOGNORMAL)),
+        lambda u: _log_gamma_of_log(u, *SIGMA_F_GAMMA),
+        lambda u: _log_gamma_of_log(u, *SIGMA_N_GAMMA),
+        tuple(f"log_lengthscale[{d}]" for d in range(n_ls)),
+        _log_gamma_moments(*SIGMA_F_GAMMA), _log_gamma_moments(*SIGMA_N_GAMMA),
+        ("log_sigma_f", "log_sigma_n", "log_psi"))
 
 
 def gp_regression_prior_mean(n_lengthscales: int) -> np.ndarray:
