@@ -128,3 +128,19 @@ def test_cli_without_a_split_is_one_line(capsys):
     code, _, err = run_cli(["sample", "--model", "mvn_mean", "--sampler", "ensemble",
                             "--draws", "10", "--out", "/tmp/never.nc"], capsys)
     assert code == 2 and "declares none" in err and len(err.strip().splitlines()) == 1
+
+
+def test_gradient_slow_kernel_adapts_its_step_size_in_warmup():
+    """NUTS on the slow variables: dual averaging over the ensemble iterations brings the
+    acceptance to its target (0.8) from a far too large ε; with adaptation off, ε stays where it
+    was and the acceptance stays low."""
+    model = gaussian_model()
+    accept = {}
+    for adapt in (True, False):
+        algorithm = get_sampler("ensemble", model, size=7, slow_kernel="nuts", step_size=8.0,
+                                adapt=adapt)
+        idata = sample(model, algorithm, key=2, draws=300, chains=2, warmup=400,
+                       progress=False)
+        accept[adapt] = float(idata.sample_stats["slow_acceptance"].mean())
+    assert 0.7 < accept[True] < 0.9, accept
+    assert accept[False] < 0.5, accept

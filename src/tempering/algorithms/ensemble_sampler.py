@@ -10,7 +10,8 @@ Options (the paper's defaults, §3): ``ensemble`` = grid | independent | exchang
 variables), ``members`` = fixed | shifted (the fast-variables-fixed or -shifted update; fixed, the
 paper's better one), ``slow_kernel`` = coordinate_rwm (slow variables one at a time in a fixed
 order, the paper's best) | rwm (jointly) | hmc | nuts (a BlackJAX kernel on the ensemble density
-as a function of x₁, beyond the paper; its options ride along), ``slow_scale`` (the Gaussian
+as a function of x₁, beyond the paper; its options ride along, and its step size (and NUTS's
+diagonal mass matrix) adapt in warmup, :mod:`~tempering.algorithms.ensemble_warmup`), ``slow_scale`` (the Gaussian
 proposal sds, one for all or one per slow variable), ``scale`` (the exchangeable and Markov
 ensembles' spread, × the fast prior sd; 0.4) and ``shift_scale`` (the shifted update's sd, × the
 fast prior sd).
@@ -39,6 +40,7 @@ from tempering.algorithms.ensemble import (
 )
 from tempering.algorithms.ensemble_bases import make_base
 from tempering.algorithms.ensemble_slow import coordinate_move, joint_move, kernel_move
+from tempering.algorithms.ensemble_warmup import adaptive_warmup
 from tempering.algorithms.options import InnerOptions
 from tempering.algorithms.spec import SamplerSpec, StatArrays
 from tempering.errors import UserInputError
@@ -48,7 +50,8 @@ SLOW = ("slow",)
 ENSEMBLE_STATS = (
     Stat("slow_evals", (), "slow evaluations (prepare calls) of the iteration"),
     Stat("fast_evals", (), "fast evaluations (members' densities) of the iteration"),
-    Stat("slow_acceptance", SLOW, "whether each slow variable's update was accepted (last sweep)"),
+    Stat("slow_acceptance", SLOW, "whether each slow variable's update was accepted (last "
+         "sweep; a gradient kernel's acceptance probability)"),
     Stat("member", (), "the member chosen when mapping back (last sweep)"),
     Stat("effective_members", (), "1/Σ w̄_j², the effective number of members at mapping back"),
 )
@@ -98,24 +101,27 @@ class EnsembleOptions(InnerOptions):
 
 
 def _slow_move(options: EnsembleOptions, split: Any, base: Any):
-    """The slow update the options name, and the kernel parameters it carries (or None)."""
+    """The slow update the options name, the kernel parameters it carries (or None) and whether
+    they adapt in warmup (the kernel's own switch: ``adapt`` for NUTS, ``adapt_step_size`` for
+    HMC)."""
     log_members = split.log_density_members
     if options.slow_kernel not in METROPOLIS_MOVES:
         _, bound = options.bind_inner(split.slow_dim)
-        return kernel_move(bound.make, split.prepare, log_members), bound.params
+        return (kernel_move(bound.make, split.prepare, log_members), bound.params,
+                bound.warmup is not None)
     scales = np.broadcast_to(np.asarray(options.slow_scale, float), (split.slow_dim,))
     shift_sd = (jnp.asarray(options.shift_scale * split.fast_sd)
                 if options.members == "shifted" else None)
     factory = METROPOLIS_MOVES[options.slow_kernel]
     move = factory(jnp.asarray(scales), base, split.prepare, log_members, shift_sd)
-    return (lambda key, ensemble, params: move(key, ensemble)), None
+    return (lambda key, ensemble, params: move(key, ensemble)), None, False
 
 
 def build(model: Model, options: EnsembleOptions) -> Algorithm:
     split = model.splits[str(options.fast)]  # resolved: always a split's name
     base = make_base(options.ensemble, options.size, split.fast_mean, split.fast_sd,
                      options.scale)
-    move, kernel_params = _slow_move(options, split, base)
+    move, kernel_params, adapt = _slow_move(options, split, base)
     K = options.size
 
     def step(key, state, params):
@@ -130,10 +136,12 @@ def build(model: Model, options: EnsembleOptions) -> Algorithm:
             "fast_evals": K * (options.sweeps + slow_evals), "member": member,
             "effective_members": effective})
 
+    warmup = (adaptive_warmup(step, float(options.inner_options().target_accept)) if adapt
+              else fixed_warmup(step))
     facts = {"fast": options.fast, "slow_variables": list(split.slow_names),
              "fast_variables": list(split.fast_names), "ensemble_size": K}
     return Algorithm("ensemble", lambda key, position: initial_state(split, position),
-                     fixed_warmup(step), step,
+                     warmup, step,
                      lambda s: split.join(s.x1, s.x2), kernel_params, ENSEMBLE_STATS,
                      headline=HEADLINE)._replace(facts=facts)
 

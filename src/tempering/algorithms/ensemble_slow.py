@@ -1,7 +1,8 @@
 """Updates of the slow variables x₁ on a fixed (or shifted) ensemble (seed 004 §2 and §3).
 
 Each is ``move(key, ensemble) -> (ensemble, accepted, slow_evals)`` with ``accepted`` of shape
-(d₁,) (per slow coordinate; a joint move reports its one decision in every entry) and
+(d₁,) (per slow coordinate; a joint move reports its one decision in every entry, a gradient
+kernel its acceptance probability, what its step-size adaptation reads) and
 ``slow_evals`` the number of slow evaluations (``prepare`` calls) it made.
 
 - :func:`coordinate_move`: the slow variables one at a time in a fixed order, each a Gaussian
@@ -89,7 +90,8 @@ def kernel_move(make_kernel: Callable[[Callable, Any], Any], prepare: Callable,
         cache = prepare(x1)
         log_pi = log_members(cache, x1, ensemble.members)
         moved = Ensemble(x1, cache, ensemble.members, log_pi, ensemble.log_xi)
-        accepted = jnp.broadcast_to(jnp.any(x1 != ensemble.x1), ensemble.x1.shape)
+        rate = jnp.where(jnp.isfinite(info.acceptance_rate), info.acceptance_rate, 0.0)
+        accepted = jnp.broadcast_to(rate, ensemble.x1.shape)
         return moved, accepted, jnp.asarray(info.n_evals, float) + 2.0
 
     return move
