@@ -11,10 +11,10 @@ variables), ``members`` = fixed | shifted (the fast-variables-fixed or -shifted 
 paper's better one), ``slow_kernel`` = coordinate_rwm (slow variables one at a time in a fixed
 order, the paper's best) | rwm (jointly) | hmc | nuts (a BlackJAX kernel on the ensemble density
 as a function of x₁, beyond the paper; its options ride along, and its step size (and NUTS's
-diagonal mass matrix) adapt in warmup, :mod:`~tempering.algorithms.ensemble_warmup`), ``slow_scale`` (the Gaussian
-proposal sds, one for all or one per slow variable), ``scale`` (the exchangeable and Markov
-ensembles' spread, × the fast prior sd; 0.4) and ``shift_scale`` (the shifted update's sd, × the
-fast prior sd).
+diagonal mass matrix) adapt in warmup, :mod:`~tempering.algorithms.ensemble_warmup`),
+``slow_scale`` (the Gaussian proposal sds, one for all or one per slow variable), ``scale``
+(the exchangeable and Markov ensembles' spread, × the fast prior sd; 0.4) and ``shift_scale``
+(the shifted update's sd, × the fast prior sd).
 
 Cost: a slow evaluation (``prepare``) counts as one full evaluation; the K fast evaluations per
 slow one are not counted in ``cost`` but recorded in ``fast_evals``.
@@ -136,7 +136,8 @@ def build(model: Model, options: EnsembleOptions) -> Algorithm:
             "fast_evals": K * (options.sweeps + slow_evals), "member": member,
             "effective_members": effective})
 
-    warmup = (adaptive_warmup(step, float(options.inner_options().target_accept)) if adapt
+    target = float(getattr(options.inner_options(), "target_accept", 0.8))
+    warmup = (adaptive_warmup(step, target) if adapt
               else fixed_warmup(step))
     facts = {"fast": options.fast, "slow_variables": list(split.slow_names),
              "fast_variables": list(split.fast_names), "ensemble_size": K}

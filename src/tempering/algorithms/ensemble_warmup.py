@@ -22,7 +22,6 @@ in the paper, and warm up with the parameters unchanged
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 import jax
 import jax.numpy as jnp
