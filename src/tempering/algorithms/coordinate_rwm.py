@@ -114,14 +114,15 @@ def build(model: Model, options: CoordinateOptions) -> Algorithm:
 
     def step(key, state, params):
         del params
-        k_slow, *k_fast = jax.random.split(key, 1 + max(fast_sweeps, 1))
+        k_slow, k_fast = jax.random.split(key)
         # with one member the ensemble density is π: the slow sweep is plain Metropolis
         start = Ensemble(state.x1, state.cache, state.x2[None], state.log_density[None],
                          jnp.zeros(1))
         moved, accepted, slow_evals = slow_move(k_slow, start)
         state = EnsembleState(moved.x1, state.x2, moved.cache, moved.log_pi[0])
-        for k in k_fast[:fast_sweeps]:
-            state = sweep(k, state)
+        if fast_sweeps:  # a scan, so that 50 sweeps compile as one
+            state, _ = jax.lax.scan(lambda s, k: (sweep(k, s), None), state,
+                                    jax.random.split(k_fast, fast_sweeps))
         # a slow update reads the density at the proposed x₁ (one fast evaluation with a split)
         fast_evals = float(split.fast_dim * fast_sweeps) + (slow_evals if split.fast_dim
                                                             else 0.0 * slow_evals)

@@ -11,12 +11,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from tempering import UserInputError
-from tempering.experiments import gsk2010, li_wong, vdm2014, vdm2014_runtime, wn2013
+from tempering.experiments import gsk2010, li_wong, neal2010, vdm2014, vdm2014_runtime, wn2013
 from tempering.registry import Registry, RunnableSpec
 
 EXPERIMENTS: Registry[RunnableSpec] = Registry("experiment", (
     gsk2010.SPEC,
     li_wong.SPEC,
+    neal2010.SPEC,
     vdm2014.SPEC,
     vdm2014_runtime.SPEC,
     wn2013.SPEC,
