@@ -24,6 +24,7 @@ from cli_helpers import run_cli
 from support import Z_BOUND, z_mean, z_sd
 
 from tempering import get_model, get_sampler, sample
+from tempering.algorithms import SAMPLERS
 from tempering.errors import UserInputError
 from tempering.models.base import Model, ParamSpec
 from tempering.models.fast_slow import generic_split
@@ -122,6 +123,20 @@ def test_bad_input():
         get_sampler("ensemble", two_fast, size=10)
     with pytest.raises(UserInputError, match="2 slow variables"):
         get_sampler("ensemble", model, size=5, slow_scale=[1.0, 1.0, 1.0])
+    with pytest.raises(UserInputError, match="step_size: not an option of slow_kernel=rwm"):
+        get_sampler("ensemble", model, size=5, slow_kernel="rwm", step_size=0.3)
+
+
+def test_resolved_options_carry_only_the_slow_kernels_own():
+    """A Metropolis slow update has no kernel options; NUTS's ride along; both round-trip."""
+    model = gaussian_model()
+    spec = SAMPLERS.get("ensemble")
+    metropolis = spec.options(size=5).resolve(model).model_dump()
+    assert "step_size" not in metropolis and metropolis["inner"] == "rwm"
+    nuts = spec.options(size=5, slow_kernel="nuts").resolve(model).model_dump()
+    assert nuts["inner"] == "nuts" and nuts["target_accept"] == 0.8
+    for dumped in (metropolis, nuts):
+        assert spec.options(**dumped).resolve(model).model_dump() == dumped
 
 
 def test_cli_without_a_split_is_one_line(capsys):

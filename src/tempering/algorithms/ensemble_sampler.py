@@ -28,7 +28,7 @@ from typing import Any, Literal, Self
 import jax
 import jax.numpy as jnp
 import numpy as np
-from pydantic import PositiveFloat, PositiveInt
+from pydantic import Field, PositiveFloat, PositiveInt
 
 from tempering.algorithms.base import Algorithm, Headline, Stat
 from tempering.algorithms.ensemble import (
@@ -62,8 +62,12 @@ HEADLINE = (Headline("slow accept", "slow_acceptance"),
 
 
 class EnsembleOptions(InnerOptions):
-    """See the module docstring; ``inner`` is set from ``slow_kernel`` when that is a kernel."""
+    """See the module docstring; ``inner`` follows ``slow_kernel`` (``rwm`` for the Metropolis
+    updates, which take no kernel options)."""
 
+    INNER_KERNELS = ("rwm", "hmc", "nuts")
+
+    inner: str = Field("rwm", description="set from slow_kernel")
     fast: str | None = None
     ensemble: Literal["grid", "independent", "exchangeable", "markov"] = "grid"
     size: PositiveInt = 49
@@ -95,8 +99,15 @@ class EnsembleOptions(InnerOptions):
         if self.members == "shifted" and self.slow_kernel not in METROPOLIS_MOVES:
             raise UserInputError("sampler.members: shifted members need a Metropolis slow "
                                  "update (coordinate_rwm or rwm)")
-        inner = "rwm" if self.slow_kernel in METROPOLIS_MOVES else self.slow_kernel
-        updated = type(self).model_validate({**self.model_dump(), "fast": fast, "inner": inner})
+        if self.slow_kernel in METROPOLIS_MOVES:
+            if self.model_extra:
+                raise UserInputError(f"sampler: {', '.join(sorted(self.model_extra))}: not an "
+                                     f"option of slow_kernel={self.slow_kernel} (kernel options "
+                                     "go with slow_kernel=hmc or nuts)")
+            return type(self).model_validate({**self.model_dump(), "fast": fast,
+                                              "inner": "rwm"})
+        updated = type(self).model_validate({**self.model_dump(), "fast": fast,
+                                             "inner": self.slow_kernel})
         return super(EnsembleOptions, updated).resolve(model)
 
 
