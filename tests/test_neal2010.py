@@ -28,6 +28,8 @@ def test_sigma_valley_of_a_known_bimodal_sample():
     assert -1.6 < modes["valley"] < -0.6
     assert abs(modes["low_share"] - 2 / 3) < 0.01
     assert sigma_valley(rng.normal(0.0, 1.0, 9000)) is None
+    stray = np.concatenate([rng.normal(0.0, 0.5, 9000), [-6.0, -6.1]])  # a tail bin is no mode
+    assert sigma_valley(stray) is None
 
 
 def test_mode_switches_count_only_beyond_the_band():

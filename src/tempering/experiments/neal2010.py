@@ -69,17 +69,17 @@ class Settings:
 
 def settings(quick: bool) -> Settings:
     if quick:
-        return Settings(budget=24_000, seeds=3, pilot=3000)
+        return Settings(budget=24_000, seeds=3, pilot=5000)
     return Settings(budget=paper.SLOW_BUDGET, seeds=5, pilot=20_000)
 
 
 def pilot_modes(model: Model, cfg: Settings) -> tuple[np.ndarray, dict[str, float] | None]:
-    """log σ from two chains of the Cholesky grid ensemble (the cheapest good mixer) and its
+    """log σ from four chains of the Cholesky grid ensemble (the cheapest good mixer) and its
     modes (:func:`~tempering.experiments.neal2010_runs.sigma_valley`)."""
     p = model.dim - 2
     run = next(r for r in runs(p) if r.key == "grid-Cholesky")
     algorithm = get_sampler(run.sampler, model, **run.options)
-    timed = time_chains(algorithm, np.repeat(start_point(p), 2, axis=0), cfg.pilot, 4, SEED - 1)
+    timed = time_chains(algorithm, np.repeat(start_point(p), 4, axis=0), cfg.pilot, 4, SEED - 1)
     log_sigma = np.concatenate([series(d[cfg.pilot // 10:], p)["log_sigma"]
                                 for d in timed.draws])
     return log_sigma, sigma_valley(log_sigma)

@@ -110,23 +110,26 @@ def series(draws: np.ndarray, p: int) -> dict[str, np.ndarray]:
             "mean_log_nu": draws[:, :p].mean(axis=1)}
 
 
-def sigma_valley(log_sigma: np.ndarray, width: float = 0.25) -> dict[str, float] | None:
-    """The two modes of log σ in a pilot histogram (bins of ``width``, smoothed 1-2-1) and the
-    deepest valley between the two highest peaks; ``None`` if there is one peak."""
+def sigma_valley(log_sigma: np.ndarray, width: float = 0.25,
+                 least: float = 0.05) -> dict[str, float] | None:
+    """The two modes of log σ in a pilot histogram (bins of ``width``, not smoothed: the
+    smaller mode is a shoulder of a few bins) and the deepest valley between the highest peak
+    and the next one at least ``least`` of its height (stray bins in a tail are not modes) and
+    at least 20 % above the valley; ``None`` if there is no such pair."""
     edges = np.arange(np.floor(log_sigma.min()), np.ceil(log_sigma.max()) + width, width)
     counts, edges = np.histogram(log_sigma, bins=edges)
-    smooth = np.convolve(np.pad(counts, 1, mode="edge"), [0.25, 0.5, 0.25], mode="valid")
+    heights = counts.astype(float)
     centres = 0.5 * (edges[1:] + edges[:-1])
-    peaks = [i for i in range(len(smooth)) if smooth[i] > 0
-             and (i == 0 or smooth[i] >= smooth[i - 1])
-             and (i == len(smooth) - 1 or smooth[i] > smooth[i + 1])]
-    peaks = sorted(peaks, key=lambda i: -smooth[i])
-    for other in peaks[1:]:
+    peaks = [i for i in range(len(heights)) if heights[i] > 0
+             and (i == 0 or heights[i] >= heights[i - 1])
+             and (i == len(heights) - 1 or heights[i] > heights[i + 1])]
+    peaks = sorted(peaks, key=lambda i: -heights[i])
+    for other in [i for i in peaks[1:] if heights[i] >= least * heights[peaks[0]]]:
         lo, hi = sorted((peaks[0], other))
         if hi - lo < 2:
             continue
-        valley = lo + int(np.argmin(smooth[lo:hi + 1]))
-        if smooth[valley] < 0.8 * min(smooth[lo], smooth[hi]):
+        valley = lo + int(np.argmin(heights[lo:hi + 1]))
+        if heights[valley] < 0.8 * min(heights[lo], heights[hi]):
             return {"valley": float(centres[valley]), "low_peak": float(centres[lo]),
                     "high_peak": float(centres[hi]),
                     "low_share": float(np.mean(log_sigma < centres[valley]))}
