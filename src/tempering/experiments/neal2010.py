@@ -113,10 +113,10 @@ def run_all(model: Model, cfg: Settings, valley: float | None, traces: dict,
 
 
 RUN_COLUMNS = ("run", "figure", "iterations", "slow_evals", "rejection", "paper_rejection",
-               "switches", "low_sigma_share", "ess_per_1000_slow_log_sigma",
+               "switches", "switches_per_s", "low_sigma_share", "ess_per_1000_slow_log_sigma",
                "ess_per_1000_slow_log_eta", "ess_per_1000_slow_mean_log_nu",
                "ess_per_s_log_sigma", "tau_log_sigma", "ms_per_slow")
-MEDIAN_OF = ("iterations", "slow_evals", "switches", "low_sigma_share",
+MEDIAN_OF = ("iterations", "slow_evals", "switches", "switches_per_s", "low_sigma_share",
              "ess_per_1000_slow_log_sigma", "ess_per_1000_slow_log_eta",
              "ess_per_1000_slow_mean_log_nu", "ess_per_s_log_sigma", "tau_log_sigma",
              "ms_per_slow")
@@ -133,8 +133,8 @@ def run_rows(all_runs: list[Run], by_seed: list[dict]) -> list[dict]:
         for name in MEDIAN_OF:
             values = [r[name] for r in per if name in r]
             row[name] = float(np.median(values)) if values else ""
-        row["rejection"] = (f"{min(r['rejection_min'] for r in per):.0%}–"
-                            f"{max(r['rejection_max'] for r in per):.0%}")
+        low, high = min(r["rejection_min"] for r in per), max(r["rejection_max"] for r in per)
+        row["rejection"] = "" if run.wall_clock else f"{low:.0%}–{high:.0%}"  # NUTS always moves
         ref = paper.REJECTION.get(PAPER_REJECTION.get(run.key, ""))
         row["paper_rejection"] = "" if ref is None else (
             f"{ref[0]:.0%}" if ref[0] == ref[1] else f"{ref[0]:.0%}–{ref[1]:.0%}")

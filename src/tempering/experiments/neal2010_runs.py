@@ -168,6 +168,7 @@ def measure(timed: TimedChains, chain: int, p: int, valley: float | None) -> dic
     if valley is not None:
         log_sigma = kept[:, p + 1]
         out["switches"] = float(mode_switches(log_sigma, valley))
+        out["switches_per_s"] = out["switches"] / seconds
         out["low_sigma_share"] = float(np.mean(log_sigma < valley))
     return out
 
