@@ -108,9 +108,10 @@ def write_readme(out: Path, quick: bool, cfg: Any, wall: float, modes: dict | No
         data = (f"The pilot's log σ has two modes, at {modes['low_peak']:.2f} and "
                 f"{modes['high_peak']:.2f} (σ = {np.exp(modes['low_peak']):.2f} and "
                 f"{np.exp(modes['high_peak']):.2f}), split at the valley {modes['valley']:.2f}; "
-                f"{modes['low_share']:.0%} of the pilot's draws are in the low-σ mode. As in the "
-                "paper, σ is either near the noise level or much smaller (the regression "
-                "function then fits the noise).")
+                f"{modes['low_share']:.0%} of the pilot's draws are in the low-σ mode (the "
+                "data's noise sd is 0.4). The paper's posterior was multimodal in σ too (σ around "
+                "0.5 or much smaller): a large σ goes with a smoother regression function (small "
+                "ν_h), a small σ with one that follows more of the data.")
     text = f"""# Neal (2010), *ensemble MCMC for fast and slow variables* ({mode} run)
 
 Total wall time: {wall / 60:.1f} min (2 shared CPU cores, XLA single-threaded Eigen).
