@@ -2,7 +2,7 @@
 
 - ``sigma_valley`` finds the valley between two modes of a known bimodal sample (and no valley in
   a unimodal one); ``mode_switches`` counts crossings only beyond its hysteresis band.
-- The runs spend the same budget of slow evaluations: a tiny run of the whole pipeline (n = 20,
+- The runs spend the same budget of slow evaluations: a tiny run of the whole pipeline (n = 12,
   a few hundred slow evaluations) writes every table, figure and the README, and every
   Metropolis-type run's recorded slow evaluations are within one chunk (10 iterations) under the
   budget.
@@ -54,14 +54,14 @@ def test_runs_cover_the_papers_figures():
 def test_tiny_end_to_end_run(tmp_path):
     assert EXPERIMENTS.get("neal2010").run is _run
     budget = 260
-    run(True, tmp_path, Settings(budget=budget, seeds=2, pilot=200, nuts_warmup=30, n=20),
+    run(True, tmp_path, Settings(budget=budget, seeds=1, pilot=100, nuts_warmup=10, n=12),
         log=lambda line: None)
     for name in ("modes.png", "fig2.png", "fig3.png", "fig4.png", "fig5.png", "fig_nuts.png",
                  "runs.md", "runs.csv", "timing.md", "runs_by_seed.csv", "README.md"):
         assert (tmp_path / name).stat().st_size > 0, name
     with (tmp_path / "runs_by_seed.csv").open() as f:
         rows = list(csv.DictReader(f))
-    assert len(rows) == 2 * 11
+    assert len(rows) == 11
     per_iteration = {r.key: r.slow_per_iteration for r in runs(12)}
     for row in rows:
         if row["run"] == "nuts":
@@ -70,4 +70,4 @@ def test_tiny_end_to_end_run(tmp_path):
         assert budget - 10 * per_iteration[row["run"]] < slow <= budget, row  # whole chunks
         assert 0.0 <= float(row["rejection_min"]) <= float(row["rejection_max"]) <= 1.0
     readme = (tmp_path / "README.md").read_text()
-    assert "--quick" in readme and "n = 20" in readme and "Fig. 5" in readme
+    assert "--quick" in readme and "n = 12" in readme and "Fig. 5" in readme

@@ -29,6 +29,11 @@ def _med(by_seed: list[dict], key: str, metric: str) -> float:
     return float(np.median(values)) if values else float("nan")
 
 
+def _ratio(a: float, b: float) -> float:
+    """a / b, NaN (printed as —) when b is 0: a run with no switch has no rate to compare to."""
+    return a / b if b else float("nan")
+
+
 def _verdict(holds: bool) -> str:
     return "**holds**" if holds else "**does not hold**"
 
@@ -92,8 +97,8 @@ def per_second_lines(by_seed: list[dict]) -> list[str]:
         lines.append(
             f"- {name} per second: best ensemble {best}, {f(per_s[best], 3)}/s; single-variable "
             f"Metropolis {f(per_s['single'], 3)}/s (ensemble / single "
-            f"{f(per_s[best] / per_s['single'], 3)}); NUTS {f(per_s['nuts'], 3)}/s (ensemble / "
-            f"NUTS {f(per_s[best] / per_s['nuts'], 3)}).")
+            f"{f(_ratio(per_s[best], per_s['single']), 3)}); NUTS {f(per_s['nuts'], 3)}/s "
+            f"(ensemble / NUTS {f(_ratio(per_s[best], per_s['nuts']), 3)}).")
     return lines
 
 
