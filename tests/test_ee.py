@@ -226,9 +226,12 @@ def test_jump_with_the_printed_indices_is_caught():
         _check(shares, weights)
 
 
-def test_same_keys_same_draws():
+@pytest.mark.parametrize("subsets", ["fixed", pytest.param("random", marks=pytest.mark.slow)])
+def test_same_keys_same_draws(subsets):
+    """vmap and sequential chains give the same draws (the lazy steps hold under vmap); the
+    random-subset path, slow to compile, runs in make test-slow."""
     model = get_model("modes2d")
-    algorithm = get_sampler("mintee", model, **{**MINTEE, "levels": 2, "subsets": "random",
+    algorithm = get_sampler("mintee", model, **{**MINTEE, "levels": 2, "subsets": subsets,
                                                 "burnin": 10, "stagger": 10})
     runs = [sample(model, algorithm, key=2, draws=30, chains=2, warmup=10, progress=False,
                    chain_method=method) for method in ("vmap", "sequential")]

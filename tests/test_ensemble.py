@@ -1,10 +1,10 @@
 """The ``ensemble`` sampler (seed 004) on continuous targets with known answers.
 
 - A correlated 3-D Gaussian (slow x₁ = θ₀, θ₁; fast x₂ = θ₂, correlated with both) through the
-  generic split: the grid and Markov ensembles, the exchangeable one with shifted members, and
-  NUTS on the slow variables give means and sds within Z_BOUND MCSEs of the truth; the other
-  ensembles and shifted variants are ``slow`` (every base measure and update is also checked
-  exactly, by enumeration, in ``test_ensemble_exact.py``).
+  generic split: the grid ensemble, the exchangeable one with shifted members, and NUTS on the
+  slow variables give means and sds within Z_BOUND MCSEs of the truth; the other ensembles and
+  shifted variants are ``slow`` (every base measure and update is also checked exactly, by
+  enumeration, in ``test_ensemble_exact.py``).
 - K = 1 is single-variable Metropolis on x₁ with x₂ fixed: the same draws.
 - Evaluation counts: slow = slow coordinates updated, fast = K × (1 + slow).
 - A model without a split, a grid that is not m^D: one line, exit 2.
@@ -62,7 +62,7 @@ def _check(options: dict, draws: int = 2500, warmup: int = 200) -> float:
 
 @pytest.mark.parametrize("options", [
     {"ensemble": "grid", "size": 7},
-    {"ensemble": "markov", "size": 6},
+    pytest.param({"ensemble": "markov", "size": 6}, marks=pytest.mark.slow),
     {"ensemble": "exchangeable", "size": 6, "members": "shifted"},
     {"ensemble": "grid", "size": 7, "slow_kernel": "nuts", "step_size": 8.0},
 ], ids=["grid", "markov", "exchangeable-shifted", "grid-nuts"])

@@ -2,7 +2,8 @@
 
 - ``sigma_valley`` finds the valley between two modes of a known bimodal sample (and no valley in
   a unimodal one); ``mode_switches`` counts crossings only beyond its hysteresis band.
-- The runs spend the same budget of slow evaluations: a tiny run of the whole pipeline (n = 12,
+- The runs spend the same budget of slow evaluations: a tiny run of the whole pipeline (``slow``:
+  eleven samplers compile, 22 s; n = 12,
   a few hundred slow evaluations) writes every table, figure and the README, and every
   Metropolis-type run's recorded slow evaluations are within one chunk (10 iterations) under the
   budget.
@@ -13,6 +14,7 @@ from __future__ import annotations
 import csv
 
 import numpy as np
+import pytest
 
 from tempering.experiments import EXPERIMENTS
 from tempering.experiments.neal2010 import Settings, _run, run
@@ -51,6 +53,7 @@ def test_runs_cover_the_papers_figures():
     assert slow["joint-0.25"] == 1 and slow["grid-eigen"] == 12 and slow["grid-Cholesky"] == 13
 
 
+@pytest.mark.slow
 def test_tiny_end_to_end_run(tmp_path):
     assert EXPERIMENTS.get("neal2010").run is _run
     budget = 260
