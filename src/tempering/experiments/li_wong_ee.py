@@ -101,12 +101,14 @@ def continued_levels(n: int, top_batch: int, gamma: float) -> int:
 def energy_samplers(cfg: EESettings, model: Model,
                     levels: int | None = None) -> tuple[dict[str, Any], dict[str, Any]]:
     """MINTEE's and full-data EE's options on one ladder: the paper's 7 levels, or ``levels``
-    (m_K = ``cfg.top_batch`` growing by γ, MINTEE's temperatures for both)."""
+    (m_K = ``cfg.top_batch`` growing by γ, MINTEE's temperatures for both); MINTEE's fixed
+    subsets with the energy shifts (``rebase``: the 50-mode mixture's ĥ_k − h is the same at
+    every mode)."""
     shared = ladder_options(cfg, model)
     if levels is not None:
         shared["levels"] = levels
     mintee = {**shared, "batch": cfg.top_batch, "gamma": paper.EE_GAMMA,
-              "alpha": paper.EE_ALPHA}
+              "alpha": paper.EE_ALPHA, "rebase": True}
     temperatures = get_sampler("mintee", model, **mintee).facts["temperatures"]
     return mintee, {**shared, "temperatures": temperatures}
 

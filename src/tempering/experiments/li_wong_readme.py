@@ -324,7 +324,7 @@ def ee_section(ee: dict, quick: bool, wall: float) -> str:
         "On the paper's ladder no sampler's level 0 jumps: T₁ ≈ 19 puts level 1's energies far "
         "above level 0's. On the continued ladder both full-data EE's and MINTEE's level 0 jump. "
         "MINTEE's does so because each fixed-subset surrogate ĥ_k is read shifted by a constant "
-        "s_k = ĥ_k − h taken at the warmup pilot's lowest point (`rebase`, the default; exact: "
+        "s_k = ĥ_k − h taken at the warmup pilot's lowest point (`rebase`, on here; exact: "
         "a constant per level and chain). The surrogates sit tens to hundreds of energy units "
         "from h (at n = 10⁴ and m₁ = 7937, ĥ₁ − h ≈ −68 at every mode), while the truncations "
         "H_k and the rings are one absolute ladder built from h: unshifted (the `unshifted` run) "
