@@ -20,12 +20,8 @@ from tempering.bench import ensemble, numpyro_gp
 TINY = ensemble.EssSettings(n=30, chains=1, warmup=10, draws=20, size=4)
 
 
-def test_slow_evaluation_table_and_its_ratios(capsys):
-    """The first table alone (make test): K = 4, n = 20, one round, two iterations; the whole
-    run with the min-ESS table is ``slow``."""
-    rows = ensemble.slow_eval_rows(20, 4, 1, 2)
-    ensemble.print_slow_evals(rows, 1, 4)
-    out = capsys.readouterr().out
+def _check_slow_table(rows: list[dict], out: str) -> None:
+    """The slow-evaluation rows at n = 20 and their printed table."""
     slow = {row["label"]: row for row in rows}
     assert {label: row["slow_per_iteration"] for label, row in slow.items()} == {
         "Metropolis (Cholesky)": 14, "Metropolis (eigen)": 12, "ensemble (Cholesky)": 13,
@@ -35,6 +31,15 @@ def test_slow_evaluation_table_and_its_ratios(capsys):
     assert "| ensemble (eigen) | 20 | 12 |" in out and "| 13.9 | 1.72× | ≤ 1.5× |" in out
 
 
+def test_slow_evaluation_table_and_its_ratios(capsys):
+    """The first table alone (make test): K = 4, n = 20, one round, two iterations; the whole
+    run with the min-ESS table is ``slow``."""
+    rows = ensemble.slow_eval_rows(20, 4, 1, 2)
+    ensemble.print_slow_evals(rows, 1, 4)
+    out = capsys.readouterr().out
+    _check_slow_table(rows, out)
+
+
 @pytest.mark.slow
 def test_prints_both_tables_and_their_ratios(capsys, monkeypatch):
     """K = 4 (a 2 × 2 grid for the eigen ensemble), n = 20, one round; NumPyro taken as absent so
@@ -42,13 +47,7 @@ def test_prints_both_tables_and_their_ratios(capsys, monkeypatch):
     monkeypatch.setattr(numpyro_gp, "available", lambda: False)
     result = ensemble.run(n=20, repeats=1, iterations=2, size=4, ess=TINY)
     out = capsys.readouterr().out
-    slow = {row["label"]: row for row in result["slow_evals"]}
-    assert {label: row["slow_per_iteration"] for label, row in slow.items()} == {
-        "Metropolis (Cholesky)": 14, "Metropolis (eigen)": 12, "ensemble (Cholesky)": 13,
-        "ensemble (eigen)": 12}
-    assert slow["Metropolis (Cholesky)"]["ratio"] == 1.0
-    assert all(row["seconds"] > 0 and row["n"] == 20 for row in slow.values())
-    assert "| ensemble (eigen) | 20 | 12 |" in out and "| 13.9 | 1.72× | ≤ 1.5× |" in out
+    _check_slow_table(result["slow_evals"], out)
     assert re.search(r"ensemble \(Cholesky\) / Metropolis \(Cholesky\) \(K = 4, median of 1\): "
                      r"\d+\.\d\d× at n = 20 \(target ≤ 1\.05×; paper 1\.01×\)", out)
     rows = result["ess"]
