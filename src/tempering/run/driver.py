@@ -14,6 +14,7 @@ reporting only reads the records, so it changes no draw.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from importlib.metadata import version
@@ -28,6 +29,8 @@ import xarray as xr
 from tempering.algorithms.base import Algorithm, declared_stats
 from tempering.errors import UserInputError
 from tempering.models.base import Model
+from tempering.run.checkpoint import Ledger, empty_like, take_rows, to_device
+from tempering.run.compiled import Compiled
 from tempering.run.output import build_inference_data, posterior_dataset
 from tempering.run.progress import RunProgress, done_line, run_progress
 
@@ -41,11 +44,24 @@ class ChainMethod(StrEnum):
 
 @dataclass
 class RunResult:
-    """What a run produced: the InferenceData, and the final state and parameters of each chain."""
+    """What a run produced: the InferenceData, the final state and parameters of each chain, and
+    the ledger with the attributes that resume or extend it (:mod:`tempering.run.checkpoint`)."""
 
     idata: az.InferenceData
     final_state: Any
     params: Any
+    ledger: Ledger | None = None
+    resume_attrs: dict[str, Any] | None = None
+
+
+class Checkpointing(NamedTuple):
+    """When the driver hands its ledger to ``write(ledger, resume_attrs)``: after warmup, then
+    whenever ``every`` more draws are done or ``seconds`` have passed since the last write (at the
+    end of a chunk; ``every`` also caps the chunk length)."""
+
+    write: Callable[[Ledger, dict[str, Any]], Any]
+    every: int | None = None
+    seconds: float | None = None
 
 
 def _as_key(key: int | jax.Array) -> tuple[jax.Array, Any]:
@@ -90,99 +106,48 @@ def _versions() -> dict[str, str]:
     return out
 
 
-class _Compiled:
-    """The chain-batched warmup and chunk functions of one algorithm, compiled ahead of time.
-
-    Each is lowered and compiled before it first runs, and the compile time is kept apart
-    (``compile_seconds``), so that wall times — and ESS per second — measure sampling only. One
-    chunk executable serves every chunk: a chunk always has ``length`` slots and runs its first
-    ``count`` (a traced argument: a ``fori_loop`` over the first ``count`` slots, the rest left
-    zero), so a last, shorter chunk needs no second compilation.
-    """
-
-    def __init__(self, algorithm: Algorithm, thin: int):
-        self.algorithm = algorithm
-        self.thin = thin
-        self.init = jax.jit(jax.vmap(algorithm.init))
-        self._warmup = jax.jit(jax.vmap(algorithm.warmup, in_axes=(0, 0, 0, None)),
-                               static_argnums=3)
-        self._chunk_jit = jax.jit(jax.vmap(self._chunk, in_axes=(0, 0, 0, None, None, None)),
-                                  static_argnums=5)
-        self._executables: dict[tuple, Any] = {}
-        self.compile_seconds = 0.0
-
-    def _executable(self, name: str, fn, args: tuple, static: int, batch: int):
-        cache_key = (name, static, batch)
-        if cache_key not in self._executables:
-            t0 = time.perf_counter()
-            self._executables[cache_key] = fn.lower(*args, static).compile()
-            self.compile_seconds += time.perf_counter() - t0
-        return self._executables[cache_key]
-
-    def prepared(self, batch: int, warmup: int, length: int) -> bool:
-        """Whether the executables for ``batch`` chains are compiled already."""
-        return (("chunk", length, batch) in self._executables
-                and (warmup == 0 or ("warmup", warmup, batch) in self._executables))
-
-    def prepare(self, warm_key, sample_key, state, params, warmup: int, length: int) -> None:
-        """Compile the warmup and the chunk executables for these shapes before any timing."""
-        batch = warm_key.shape[0]
-        if warmup > 0:
-            self._executable("warmup", self._warmup, (warm_key, state, params), warmup, batch)
-        self._executable("chunk", self._chunk_jit, (sample_key, state, params, jnp.asarray(0),
-                                                    jnp.asarray(length)), length, batch)
-
-    def warmup(self, key, state, params, num_steps: int):
-        args = (key, state, params)
-        return self._executable("warmup", self._warmup, args, num_steps, key.shape[0])(*args)
-
-    def chunk(self, key, state, params, start: int, count: int, length: int):
-        """Draws ``start`` … ``start + count − 1`` (``count ≤ length``); the records are
-        (chain, count, ...)."""
-        args = (key, state, params, jnp.asarray(start), jnp.asarray(count))
-        state, record = self._executable("chunk", self._chunk_jit, args, length,
-                                         key.shape[0])(*args)
-        return state, jax.tree.map(lambda a: a[:, :count], record)
-
-    def _chunk(self, key, state, params, start, count, length):
-        algorithm, thin = self.algorithm, self.thin
-
-        def draw_into(slot, carry):
-            state, records = carry
-            state, record = one_draw(state, start + slot)
-            return state, jax.tree.map(lambda buf, r: buf.at[slot].set(r), records, record)
-
-        def one_draw(state, draw_index):
-            def one_step(carry, j):
-                state, cost = carry
-                step_key = jax.random.fold_in(key, draw_index * thin + j)
-                state, info = algorithm.step(step_key, state, params)
-                return (state, cost + info.cost), info
-
-            (state, cost), infos = jax.lax.scan(one_step, (state, jnp.zeros(())),
-                                                jnp.arange(thin))
-            last = jax.tree.map(lambda a: a[-1], infos)
-            record = {"position": algorithm.position(state), "lp": last.lp, "cost": cost,
-                      "acceptance_rate": jnp.mean(infos.acceptance_rate), **last.stats}
-            return state, record
-
-        # A loop over the first ``count`` slots of ``length`` (the rest stay zero): a ``cond``
-        # skipping the slots past ``count`` would copy the whole state (EE's rings, say) per draw.
-        shapes = jax.eval_shape(one_draw, state, start)[1]
-        records = jax.tree.map(lambda a: jnp.zeros((length, *a.shape), a.dtype), shapes)
-        return jax.lax.fori_loop(0, count, draw_into, (state, records))
-
-
-def _batches(chains: int, chain_method: str) -> list[slice]:
+def _batches(ids: np.ndarray, chain_method: str) -> list[np.ndarray]:
     if chain_method == ChainMethod.VMAP:
-        return [slice(0, chains)]
-    return [slice(c, c + 1) for c in range(chains)]
+        return [ids]
+    return [ids[i:i + 1] for i in range(len(ids))]
+
+
+class _Keys(NamedTuple):
+    """Per-chain keys of the initial point, warmup and sampling, and the initial positions."""
+
+    init: jax.Array
+    warm: jax.Array
+    sample: jax.Array
+    positions: jax.Array
+
+
+def _keys(model: Model, master: jax.Array, init: Any, chains: int) -> _Keys:
+    chain_keys = jax.vmap(lambda c: jax.random.fold_in(master, c))(jnp.arange(chains))
+    init_keys, warm_keys, sample_keys = jnp.moveaxis(
+        jax.vmap(lambda k: jax.random.split(k, 3))(chain_keys), 1, 0)
+    return _Keys(init_keys, warm_keys, sample_keys,
+                 _initial_positions(model, init_keys, init, chains))
+
+
+def new_ledger(algorithm: Algorithm, model: Model, *, key: int | jax.Array, chains: int,
+               init: Any = None) -> Ledger:
+    """The empty ledger of a run: no chain warmed, no draws; states shaped by the algorithm's
+    ``init`` (the template a checkpoint's leaves are checked against)."""
+    keys = _keys(model, _as_key(key)[0], init, chains)
+    state = jax.eval_shape(jax.vmap(algorithm.init), keys.init, keys.positions)
+    params = jax.tree.map(lambda p: np.broadcast_to(np.asarray(p), (chains, *np.shape(p))),
+                          algorithm.params)
+    return Ledger(done=np.zeros(chains, np.int64), warmed=np.zeros(chains, bool),
+                  state=empty_like(state), params=jax.tree.map(np.array, params),
+                  warm_cost=np.zeros(chains))
 
 
 def run_chains(model: Model, algorithm: Algorithm, *, key: int | jax.Array, draws: int = 1000,
                chains: int = 4, warmup: int = 500, thin: int = 1, init: Any = None,
                chain_method: ChainMethod | str = ChainMethod.VMAP, chunk_size: int | None = None,
-               progress: bool = True, extra_attrs: dict[str, Any] | None = None) -> RunResult:
+               progress: bool = True, extra_attrs: dict[str, Any] | None = None,
+               checkpointing: Checkpointing | None = None, resume: Ledger | None = None,
+               chain_ids: Sequence[int] | None = None) -> RunResult:
     """Run ``chains`` chains of ``algorithm`` on ``model``.
 
     Parameters
@@ -198,61 +163,86 @@ def run_chains(model: Model, algorithm: Algorithm, *, key: int | jax.Array, draw
         ``"vmap"`` (chains batched) or ``"sequential"`` (one chain at a time).
     chunk_size
         Draws per jitted chunk (default: about 20 progress updates).
+    checkpointing
+        When to hand the ledger to a writer (:class:`Checkpointing`); ``None``: never.
+    resume
+        A ledger to continue (from a checkpoint, or a finished run with fewer ``draws``): warmed
+        chains go on from their stored state and draw count, the others start afresh. The draws
+        equal those of one uninterrupted run.
+    chain_ids
+        Run only these chains (a distributed worker's share); the result then carries the ledger
+        only (``idata`` is ``None``).
 
     Returns
     -------
     RunResult
-        ``idata`` (posterior, sample_stats, run attributes), final states and adapted parameters.
+        ``idata`` (posterior, sample_stats, run attributes), final states and adapted parameters,
+        the ledger and the attributes that resume the run.
     """
     _check_arguments(draws=draws, chains=chains, warmup=warmup, thin=thin,
                      chain_method=chain_method)
     master, seed_record = _as_key(key)
-    chain_keys = jax.vmap(lambda c: jax.random.fold_in(master, c))(jnp.arange(chains))
-    init_keys, warm_keys, sample_keys = jnp.moveaxis(
-        jax.vmap(lambda k: jax.random.split(k, 3))(chain_keys), 1, 0)
-    positions = _initial_positions(model, init_keys, init, chains)
-    params = jax.tree.map(lambda p: jnp.broadcast_to(p, (chains, *jnp.shape(p))), algorithm.params)
-    started = time.perf_counter()
-    compiled = _Compiled(algorithm, int(thin))
+    keys = _keys(model, master, init, chains)
+    ledger = resume if resume is not None else new_ledger(algorithm, model, key=key,
+                                                          chains=chains, init=init)
+    ledger.padded(draws)
     chunk = min(int(chunk_size or max(1, -(-draws // 20))), draws)
+    if checkpointing is not None and checkpointing.every:
+        chunk = min(chunk, int(checkpointing.every))
+    resume_attrs = _resume_attrs(model, algorithm, seed_record, init=init, chains=chains,
+                                 draws=draws, warmup=warmup, thin=thin, chain_method=chain_method)
+    ids = np.arange(chains) if chain_ids is None else np.asarray(chain_ids, dtype=np.int64)
+    with run_progress(progress, algorithm.headline, int(warmup) * len(ids),
+                      draws * len(ids)) as shown:
+        shown.resumed(int(warmup) * int(ledger.warmed[ids].sum()), int(ledger.done[ids].sum()))
+        runner = _Runner(Compiled(algorithm, int(thin)), keys, ledger, shown, checkpointing,
+                         resume_attrs, int(warmup), draws, chunk)
+        for rows in _batches(ids, str(chain_method)):
+            runner.run(rows)
+        shown.finished(take_rows(ledger.record, ids) if chain_ids is not None else ledger.record)
+        runner.clock()
+    if chain_ids is not None:
+        return RunResult(None, None, None, ledger, resume_attrs)  # type: ignore[arg-type]
+    idata = finish_run(model, algorithm, ledger, resume_attrs, extra_attrs)
+    shown.report(done_line(idata["posterior"].attrs))
+    return RunResult(idata, to_device(ledger.state), to_device(ledger.params), ledger,
+                     resume_attrs)
 
-    batches = []
-    with run_progress(progress, algorithm.headline, int(warmup) * chains, draws * chains) as shown:
-        for batch in _batches(chains, chain_method):
-            state = jax.block_until_ready(compiled.init(init_keys[batch], positions[batch]))
-            batches.append(_run_batch(compiled, warm_keys[batch], sample_keys[batch], state,
-                                      _take(params, batch), int(warmup), draws, chunk, shown))
-        record = jax.tree.map(lambda *xs: np.concatenate(xs, axis=0),
-                              *(b.record for b in batches))
-        shown.finished(record)
-    final_state = jax.tree.map(lambda *xs: jnp.concatenate(xs, axis=0), *(b.state for b in batches))
-    final_params = jax.tree.map(lambda *xs: jnp.concatenate(xs, axis=0),
-                                *(b.params for b in batches))
-    posterior = _posterior(model, algorithm, record.pop("position"))
-    total_seconds = time.perf_counter() - started
+
+def _resume_attrs(model: Model, algorithm: Algorithm, seed_record: Any, *, init: Any,
+                  chains: int, draws: int, warmup: int, thin: int,
+                  chain_method: ChainMethod | str) -> dict[str, Any]:
+    """What rebuilds and continues the run: names, options, seed and layout (JSON-ready)."""
     options = None if algorithm.options is None else algorithm.options.model_dump()
+    return {"sampler": algorithm.name, "model": model.name, "model_options": model.options,
+            "sampler_options": options, "seed": seed_record,
+            "init": None if init is None else np.asarray(init, dtype=float).tolist(),
+            "chains": chains, "draws": draws, "warmup": warmup, "thin": thin,
+            "chain_method": str(chain_method)}
+
+
+def finish_run(model: Model, algorithm: Algorithm, ledger: Ledger, resume_attrs: dict[str, Any],
+               extra_attrs: dict[str, Any] | None = None) -> az.InferenceData:
+    """The InferenceData of a finished ledger: constrained draws, declared statistics and the
+    run attributes."""
+    record = dict(ledger.record)
+    posterior = _posterior(model, algorithm, record.pop("position"))
+    seconds = ledger.seconds
     attrs = {
-        "sampler": algorithm.name, "model": model.name, "model_options": model.options,
-        "sampler_options": options, "sampler_facts": dict(algorithm.facts),
-        "headline": [h._asdict() for h in algorithm.headline],
-        "model_attrs": model.attrs, "seed": seed_record,
-        "init": None if init is None else np.asarray(init, dtype=float).tolist(),
-        "chains": chains, "draws": draws, "warmup": warmup, "thin": thin,
-        "chain_method": str(chain_method),
-        "wall_seconds_warmup": sum(b.warm_seconds for b in batches),
-        "wall_seconds_compile": compiled.compile_seconds,
-        "wall_seconds_sampling": sum(b.sample_seconds for b in batches),
-        "wall_seconds_total": total_seconds,
+        **resume_attrs, "sampler_facts": dict(algorithm.facts),
+        "headline": [h._asdict() for h in algorithm.headline], "model_attrs": model.attrs,
+        "wall_seconds_warmup": seconds.get("warmup", 0.0),
+        "wall_seconds_compile": seconds.get("compile", 0.0),
+        "wall_seconds_sampling": seconds.get("sampling", 0.0),
+        "wall_seconds_total": seconds.get("total", 0.0),
         "cost_total": float(np.sum(record["cost"])),
-        "cost_warmup": float(sum(np.sum(b.warm_cost) for b in batches)),
+        "cost_warmup": float(np.sum(ledger.warm_cost if ledger.warm_cost is not None else 0.0)),
         "n_data": model.n_data, "alpha": model.alpha,
-        "tuned_params": jax.tree.map(lambda a: np.asarray(a).tolist(), final_params),
+        "tuned_params": jax.tree.map(lambda a: np.asarray(a).tolist(), ledger.params),
         "versions": _versions(), "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
         **(extra_attrs or {}),
     }
-    idata = build_inference_data(posterior, record, declared_stats(algorithm.stats), attrs)
-    shown.report(done_line(attrs))
-    return RunResult(idata, final_state, final_params)
+    return build_inference_data(posterior, record, declared_stats(algorithm.stats), attrs)
 
 
 def _check_arguments(*, draws: int, chains: int, warmup: int, thin: int,
@@ -265,54 +255,117 @@ def _check_arguments(*, draws: int, chains: int, warmup: int, thin: int,
         raise UserInputError(f"chain_method must be vmap or sequential (got {chain_method!r})")
 
 
-def _take(tree: Any, rows: slice) -> Any:
-    return jax.tree.map(lambda a: a[rows], tree)
+@dataclass
+class _Runner:
+    """Runs batches of chains into the ledger: init and warmup where a chain has not been warmed,
+    then sampling from each chain's draw count on, handing the ledger to the checkpoint writer
+    when one is due; the bar moves on as each phase starts and ends."""
 
+    compiled: Compiled
+    keys: _Keys
+    ledger: Ledger
+    shown: RunProgress
+    checkpointing: Checkpointing | None
+    resume_attrs: dict[str, Any]
+    warmup: int
+    draws: int
+    chunk: int
+    last_write: float = 0.0
+    started: float = 0.0
+    total_before: float = 0.0
 
-class _Batch(NamedTuple):
-    """One batch of chains run: its records (chain, draw, ...), final state and parameters, and
-    its warmup and sampling seconds and warmup cost."""
+    def __post_init__(self) -> None:
+        self.last_write = self.started = time.perf_counter()
+        self.total_before = self.ledger.seconds.get("total", 0.0)
 
-    record: dict[str, np.ndarray]
-    state: Any
-    params: Any
-    warm_seconds: float
-    sample_seconds: float
-    warm_cost: np.ndarray
+    def clock(self) -> None:
+        """Bring the ledger's total wall seconds (all sessions of the run) up to now."""
+        self.ledger.seconds["total"] = self.total_before + time.perf_counter() - self.started
 
+    def run(self, rows: np.ndarray) -> None:
+        ledger = self.ledger
+        if (ledger.done[rows] >= self.draws).all():
+            return
+        warmed = bool(ledger.warmed[rows].all())
+        if warmed:
+            state, params = to_device(take_rows(ledger.state, rows)), to_device(
+                take_rows(ledger.params, rows))
+        else:
+            state = jax.block_until_ready(self.compiled.init(self.keys.init[rows],
+                                                             self.keys.positions[rows]))
+            params = to_device(take_rows(ledger.params, rows))
+        self._prepare(rows, state, params, 0 if warmed else self.warmup)
+        if not warmed:
+            state, params = self._warm(rows, state, params)
+        self._sample(rows, state, params)
 
-def _run_batch(compiled: _Compiled, warm_keys: jax.Array, sample_keys: jax.Array, state: Any,
-               params: Any, warmup: int, draws: int, chunk: int, shown: RunProgress) -> _Batch:
-    """Compile, warm up and sample one batch of chains (all of them with ``vmap``, one with
-    ``sequential``), moving the bar on as each phase starts and ends."""
-    n = warm_keys.shape[0]
-    if not compiled.prepared(n, warmup, chunk):
-        shown.compiling()
-        before = compiled.compile_seconds
-        compiled.prepare(warm_keys, sample_keys, state, params, warmup, chunk)
-        shown.compiled(compiled.compile_seconds - before)
-    t0 = time.perf_counter()
-    warm_cost = np.zeros(n)
-    if warmup > 0:
-        shown.warming()
-        state, params, cost = compiled.warmup(warm_keys, state, params, warmup)
-        warm_cost = np.asarray(cost)
-    jax.block_until_ready(state)
-    warm_seconds = time.perf_counter() - t0
-    if warmup > 0:
-        shown.warmed(warmup * n, warm_seconds)
-    shown.sampling()
-    t0 = time.perf_counter()
-    pieces: list[dict[str, np.ndarray]] = []
-    for start in range(0, draws, chunk):
-        length = min(chunk, draws - start)
-        state, record = compiled.chunk(sample_keys, state, params, start, length, chunk)
-        pieces.append(jax.tree.map(np.asarray, record))
-        shown.sampled(length * n, (start + length) * n, time.perf_counter() - t0, pieces)
-    sample_seconds = time.perf_counter() - t0
-    shown.batch_sampled(sample_seconds)
-    record = jax.tree.map(lambda *xs: np.concatenate(xs, axis=1), *pieces)
-    return _Batch(record, state, params, warm_seconds, sample_seconds, warm_cost)
+    def _prepare(self, rows: np.ndarray, state: Any, params: Any, warmup: int) -> None:
+        if self.compiled.prepared(len(rows), warmup, self.chunk):
+            return
+        self.shown.compiling()
+        before = self.compiled.compile_seconds
+        self.compiled.prepare(self.keys.warm[rows], self.keys.sample[rows], state, params, warmup,
+                              self.chunk)
+        spent = self.compiled.compile_seconds - before
+        self.ledger.seconds["compile"] = self.ledger.seconds.get("compile", 0.0) + spent
+        self.shown.compiled(spent)
+
+    def _warm(self, rows: np.ndarray, state: Any, params: Any) -> tuple[Any, Any]:
+        t0 = time.perf_counter()
+        cost = np.zeros(len(rows))
+        if self.warmup > 0:
+            self.shown.warming()
+            state, params, cost = self.compiled.warmup(self.keys.warm[rows], state, params,
+                                                       self.warmup)
+        jax.block_until_ready(state)
+        seconds = time.perf_counter() - t0
+        ledger = self.ledger
+        ledger.seconds["warmup"] = ledger.seconds.get("warmup", 0.0) + seconds
+        ledger.put(rows, state, params)
+        ledger.warmed[rows] = True
+        assert ledger.warm_cost is not None
+        ledger.warm_cost[rows] = np.asarray(cost)
+        if self.warmup > 0:
+            self.shown.warmed(self.warmup * len(rows), seconds)
+            self._write()
+        return state, params
+
+    def _sample(self, rows: np.ndarray, state: Any, params: Any) -> None:
+        ledger, n = self.ledger, len(rows)
+        self.shown.sampling()
+        t0 = time.perf_counter()
+        first = int(ledger.done[rows].min())
+        pieces: list[dict[str, np.ndarray]] = []
+        for start in range(first, self.draws, self.chunk):
+            length = min(self.chunk, self.draws - start)
+            state, record = self.compiled.chunk(self.keys.sample[rows], state, params, start,
+                                                length, self.chunk)
+            pieces.append(jax.tree.map(np.asarray, record))
+            ledger.put_records(rows, start, pieces[-1], self.draws)
+            ledger.done[rows] = start + length
+            self.shown.sampled(length * n, (start + length - first) * n,
+                               time.perf_counter() - t0, pieces)
+            if start + length < self.draws and self._due(start, start + length):
+                ledger.put(rows, state, params)
+                self._write()
+        seconds = time.perf_counter() - t0
+        ledger.seconds["sampling"] = ledger.seconds.get("sampling", 0.0) + seconds
+        ledger.put(rows, state, params)
+        self.shown.batch_sampled(seconds)
+
+    def _due(self, before: int, after: int) -> bool:
+        policy = self.checkpointing
+        if policy is None:
+            return False
+        if policy.every and after // policy.every > before // policy.every:
+            return True
+        return bool(policy.seconds and time.perf_counter() - self.last_write >= policy.seconds)
+
+    def _write(self) -> None:
+        if self.checkpointing is not None:
+            self.clock()
+            self.checkpointing.write(self.ledger, self.resume_attrs)
+            self.last_write = time.perf_counter()
 
 
 def _posterior(model: Model, algorithm: Algorithm, theta: np.ndarray) -> xr.Dataset:

@@ -17,34 +17,63 @@ from typing import Any
 from tempering.algorithms import get_sampler
 from tempering.errors import UserInputError
 from tempering.models import get_model
-from tempering.run.driver import key_from_record, run_chains
-from tempering.run.output import check_output_path, load_run, run_attr, save_run
+from tempering.run.checkpoint import Ledger, write_run_file
+from tempering.run.driver import Checkpointing, RunResult, key_from_record, run_chains
+from tempering.run.output import check_output_path, load_run, run_attr
 from tempering.run.progress import done_line
 
 #: Attributes a run file must have to be rebuilt.
 REBUILD_ATTRS = ("model", "model_options", "sampler", "sampler_options", "seed", "chains",
                  "draws", "warmup", "thin", "chain_method")
 
+#: With no ``checkpoint_every``, a checkpoint is written once this many seconds have passed since
+#: the last one (so runs shorter than this write none before the end).
+CHECKPOINT_SECONDS = 60.0
+
+
+def checkpointing_to(out: Path, every: int | None) -> Checkpointing | None:
+    """The checkpoint policy of ``--checkpoint-every``: every ``every`` draws; ``None`` — every
+    :data:`CHECKPOINT_SECONDS`; 0 — none (the finished file still holds the final state)."""
+    if every is not None and every < 0:
+        raise UserInputError(f"checkpoint_every must be at least 0 (got {every})")
+    if every == 0:
+        return None
+    write = lambda ledger, attrs: write_run_file(out, ledger, {**attrs,
+                                                               "checkpoint_every": every})
+    return Checkpointing(write, every=every, seconds=None if every else CHECKPOINT_SECONDS)
+
+
+def save_finished(result: RunResult, out: Path, checkpoint_every: int | None) -> Path:
+    """Write a finished run: its InferenceData beside its ledger (so it can be extended)."""
+    assert result.ledger is not None and result.resume_attrs is not None
+    attrs = {**result.resume_attrs, "checkpoint_every": checkpoint_every}
+    return write_run_file(out, result.ledger, attrs, idata=result.idata)
+
 
 def run_and_save(model_name: str, sampler_name: str, config: dict, *, chains: int, draws: int,
                  warmup: int, seed: Any, chain_method: str, thin: int, out: Path,
                  progress: bool, init: Any = None,
-                 on_done: Callable[[str], Any] | None = None) -> Path:
+                 on_done: Callable[[str], Any] | None = None,
+                 checkpoint_every: int | None = 0, resume: Ledger | None = None) -> Path:
     """Validate everything, sample, and write the run file atomically; returns its path.
 
     ``config`` holds the ``model`` and ``sampler`` tables (options; a ``name`` key is ignored).
     Nothing is written when any input is bad. ``on_done``, when given, is called with the
     end-of-run line (total wall time, compilation apart: :func:`~tempering.run.progress.done_line`)
-    once the file is written.
+    once the file is written. ``checkpoint_every`` (draws; ``None``: every
+    :data:`CHECKPOINT_SECONDS`; 0: none) writes checkpoints into ``out`` while the run goes on
+    (:mod:`tempering.run.checkpoint`); ``resume`` continues a ledger read from one.
     """
     check_output_path(out)
+    checkpointing = checkpointing_to(out, checkpoint_every)
     model_options = {k: v for k, v in config["model"].items() if k != "name"}
     sampler_options = {k: v for k, v in config["sampler"].items() if k != "name"}
     model = get_model(model_name, **model_options)
     algorithm = get_sampler(sampler_name, model, **sampler_options)
     result = run_chains(model, algorithm, key=seed, draws=draws, chains=chains, warmup=warmup,
-                        thin=thin, init=init, chain_method=chain_method, progress=progress)
-    path = save_run(result.idata, out)
+                        thin=thin, init=init, chain_method=chain_method, progress=progress,
+                        checkpointing=checkpointing, resume=resume)
+    path = save_finished(result, out, checkpoint_every)
     if on_done is not None:
         on_done(done_line(result.idata["posterior"].attrs))
     return path

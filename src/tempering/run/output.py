@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -85,6 +86,10 @@ def build_inference_data(posterior: xr.Dataset, stats: dict[str, np.ndarray],
     return az.InferenceData(posterior=posterior, sample_stats=sample_stats)
 
 
+#: The run-file group that holds a run's checkpoint (:mod:`tempering.run.checkpoint`).
+CHECKPOINT_GROUP = "checkpoint"
+
+
 def check_output_path(path: str | Path) -> Path:
     """Fail with one line, before any work is done, if ``path`` cannot be written."""
     path = Path(path)
@@ -104,19 +109,26 @@ def _umask() -> int:
     return mask
 
 
-def save_run(idata: az.InferenceData, path: str | Path) -> Path:
-    """Write ``idata`` to NetCDF atomically: a temporary file in the same directory, then rename."""
+def write_atomically(path: str | Path, write: Callable[[str], Any]) -> Path:
+    """Call ``write(tmp)`` on a temporary file in ``path``'s directory, then rename it over
+    ``path``: a reader (or a crash) never sees a half-written file, and the previous file stays
+    intact until the new one is complete."""
     path = check_output_path(path)
     handle, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     os.close(handle)
     try:
         os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes it 0600; a run file is an ordinary file
-        idata.to_netcdf(tmp, engine="h5netcdf")
+        write(tmp)
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
     return path
+
+
+def save_run(idata: az.InferenceData, path: str | Path) -> Path:
+    """Write ``idata`` to NetCDF atomically: a temporary file in the same directory, then rename."""
+    return write_atomically(path, lambda tmp: idata.to_netcdf(tmp, engine="h5netcdf"))
 
 
 def load_run(path: str | Path) -> az.InferenceData:
@@ -129,6 +141,10 @@ def load_run(path: str | Path) -> az.InferenceData:
     except (OSError, ValueError) as err:
         raise UserInputError(f"{path}: not a tempering run file ({err})") from None
     missing = [group for group in ("posterior", "sample_stats") if group not in idata.groups()]
+    if missing and CHECKPOINT_GROUP in idata.groups():
+        done = int(idata[CHECKPOINT_GROUP]["done"].values.min())
+        raise UserInputError(f"{path}: an unfinished run (checkpoint at {done} draws per chain); "
+                             f"continue it with `tempering resume {path}`")
     if missing:
         raise UserInputError(f"{path}: not a tempering run file (no {' or '.join(missing)} group)")
     return idata

@@ -110,6 +110,10 @@ class RunProgress:
             "starting", total=None, count="", rate="", stats="", busy=True,
             since=time.perf_counter(), seconds=None)
 
+    def resumed(self, warmup_done: int, draws_done: int) -> None:
+        """A resumed run starts with ``warmup_done`` warmup steps and ``draws_done`` draws made."""
+        self.done = {"warmup": warmup_done, "sampling": draws_done}
+
     def _show(self, phase: str, busy: bool, refresh: bool = True, **fields: Any) -> None:
         if self.bar is None or self.task is None:
             return

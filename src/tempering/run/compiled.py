@@ -1,0 +1,94 @@
+"""The chain-batched, ahead-of-time compiled functions the driver runs (:class:`Compiled`)."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+
+from tempering.algorithms.base import Algorithm
+
+
+class Compiled:
+    """The chain-batched warmup and chunk functions of one algorithm, compiled ahead of time.
+
+    Each is lowered and compiled before it first runs, and the compile time is kept apart
+    (``compile_seconds``), so that wall times — and ESS per second — measure sampling only. One
+    chunk executable serves every chunk: a chunk always has ``length`` slots and runs its first
+    ``count`` (a traced argument: a ``fori_loop`` over the first ``count`` slots, the rest left
+    zero), so a last, shorter chunk needs no second compilation.
+    """
+
+    def __init__(self, algorithm: Algorithm, thin: int):
+        self.algorithm = algorithm
+        self.thin = thin
+        self.init = jax.jit(jax.vmap(algorithm.init))
+        self._warmup = jax.jit(jax.vmap(algorithm.warmup, in_axes=(0, 0, 0, None)),
+                               static_argnums=3)
+        self._chunk_jit = jax.jit(jax.vmap(self._chunk, in_axes=(0, 0, 0, None, None, None)),
+                                  static_argnums=5)
+        self._executables: dict[tuple, Any] = {}
+        self.compile_seconds = 0.0
+
+    def _executable(self, name: str, fn, args: tuple, static: int, batch: int):
+        cache_key = (name, static, batch)
+        if cache_key not in self._executables:
+            t0 = time.perf_counter()
+            self._executables[cache_key] = fn.lower(*args, static).compile()
+            self.compile_seconds += time.perf_counter() - t0
+        return self._executables[cache_key]
+
+    def prepared(self, batch: int, warmup: int, length: int) -> bool:
+        """Whether the executables for ``batch`` chains are compiled already."""
+        return (("chunk", length, batch) in self._executables
+                and (warmup == 0 or ("warmup", warmup, batch) in self._executables))
+
+    def prepare(self, warm_key, sample_key, state, params, warmup: int, length: int) -> None:
+        """Compile the warmup and the chunk executables for these shapes before any timing."""
+        batch = warm_key.shape[0]
+        if warmup > 0:
+            self._executable("warmup", self._warmup, (warm_key, state, params), warmup, batch)
+        self._executable("chunk", self._chunk_jit, (sample_key, state, params, jnp.asarray(0),
+                                                    jnp.asarray(length)), length, batch)
+
+    def warmup(self, key, state, params, num_steps: int):
+        args = (key, state, params)
+        return self._executable("warmup", self._warmup, args, num_steps, key.shape[0])(*args)
+
+    def chunk(self, key, state, params, start: int, count: int, length: int):
+        """Draws ``start`` … ``start + count − 1`` (``count ≤ length``); the records are
+        (chain, count, ...)."""
+        args = (key, state, params, jnp.asarray(start), jnp.asarray(count))
+        state, record = self._executable("chunk", self._chunk_jit, args, length,
+                                         key.shape[0])(*args)
+        return state, jax.tree.map(lambda a: a[:, :count], record)
+
+    def _chunk(self, key, state, params, start, count, length):
+        algorithm, thin = self.algorithm, self.thin
+
+        def draw_into(slot, carry):
+            state, records = carry
+            state, record = one_draw(state, start + slot)
+            return state, jax.tree.map(lambda buf, r: buf.at[slot].set(r), records, record)
+
+        def one_draw(state, draw_index):
+            def one_step(carry, j):
+                state, cost = carry
+                step_key = jax.random.fold_in(key, draw_index * thin + j)
+                state, info = algorithm.step(step_key, state, params)
+                return (state, cost + info.cost), info
+
+            (state, cost), infos = jax.lax.scan(one_step, (state, jnp.zeros(())),
+                                                jnp.arange(thin))
+            last = jax.tree.map(lambda a: a[-1], infos)
+            record = {"position": algorithm.position(state), "lp": last.lp, "cost": cost,
+                      "acceptance_rate": jnp.mean(infos.acceptance_rate), **last.stats}
+            return state, record
+
+        # A loop over the first ``count`` slots of ``length`` (the rest stay zero): a ``cond``
+        # skipping the slots past ``count`` would copy the whole state (EE's rings, say) per draw.
+        shapes = jax.eval_shape(one_draw, state, start)[1]
+        records = jax.tree.map(lambda a: jnp.zeros((length, *a.shape), a.dtype), shapes)
+        return jax.lax.fori_loop(0, count, draw_into, (state, records))
