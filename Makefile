@@ -5,7 +5,8 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test test-slow lint typecheck clean data-fashion-mnist reproduce-li-wong bench-ensemble
+.PHONY: demo test test-slow lint typecheck clean data-fashion-mnist reproduce-li-wong bench-ensemble \
+	browser
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -18,14 +19,19 @@ $(STAMP): pyproject.toml constraints.txt | $(BIN)/python
 demo: $(STAMP)
 	$(BIN)/tempering demo
 
+# Debian's Chromium, which tests/test_html_report.py drives through Playwright (needs root to
+# install; the test fails without it).
+browser:
+	@command -v chromium >/dev/null || (apt-get update && apt-get install -y chromium)
+
 # Test files run on every core (pytest-xdist; a file's tests stay on one worker, so module-scoped
 # fixtures are built once); the workers share one JAX compilation cache (tests/conftest.py).
-test: $(STAMP)
+test: $(STAMP) browser
 	$(BIN)/ruff check src tests
 	$(BIN)/mypy
 	$(BIN)/python -m pytest -q -n auto --dist loadfile
 
-test-slow: $(STAMP)
+test-slow: $(STAMP) browser
 	$(BIN)/python -m pytest -q -n auto --dist loadfile -m slow
 
 lint: $(STAMP)

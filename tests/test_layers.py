@@ -28,7 +28,7 @@ LAYERS = (
     ("algorithms",),
     ("run",),
     ("summary",),
-    ("experiments", "bench"),
+    ("experiments", "bench", "report"),
     ("cli",),
 )
 RANK = {name: rank for rank, names in enumerate(LAYERS) for name in names}

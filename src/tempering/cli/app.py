@@ -1,4 +1,5 @@
-"""Typer commands: sample, summary, predict, models, samplers, demo, reproduce, bench."""
+"""Typer commands: sample, summary, report, predict, models, samplers, demo, reproduce,
+bench."""
 
 from __future__ import annotations
 
@@ -33,7 +34,9 @@ def json_ready(value):
 @app.command()
 def sample(
     out: Annotated[Path, typer.Option("--out", help="Run file to write (NetCDF).")],
-    model: Annotated[str | None, typer.Option(help="Model name (see `tempering models`).")] = None,
+    model: Annotated[str | None, typer.Option(
+        help="Model name (see `tempering models`), or your own: path/to/file.py:NAME (a Model, "
+             "or a function of the model options returning one).")] = None,
     sampler: Annotated[str | None, typer.Option(help="Sampler (see `tempering samplers`).")] = None,
     # help texts are rich markup: a bare [model] is a tag and vanishes, \\[ keeps the bracket
     config: Annotated[Path | None, typer.Option(
@@ -48,6 +51,9 @@ def sample(
     chain_method: Annotated[ChainMethod, typer.Option(help="Run chains batched or in turn.")] =
     ChainMethod.VMAP,
     progress: Annotated[bool, typer.Option(help="Show a progress bar.")] = True,
+    checkpoint_every: Annotated[int | None, typer.Option(
+        help="Write a checkpoint into --out every N draws (default: once a minute; 0: never). "
+             "`tempering resume` continues from it.")] = None,
 ) -> None:
     """Sample a model's posterior and write the run to a NetCDF file."""
     from tempering.config import apply_sets, load_config
@@ -64,7 +70,34 @@ def sample(
     path = run_and_save(model_name, sampler_name, settings, chains=chains, draws=draws,
                         warmup=warmup, seed=seed, chain_method=chain_method.value, thin=thin,
                         out=out, progress=progress,  # the bar prints the "done in" line itself
-                        on_done=None if progress else typer.echo)
+                        on_done=None if progress else typer.echo,
+                        checkpoint_every=checkpoint_every)
+    typer.echo(f"wrote {path}")
+
+
+@app.command()
+def resume(
+    run: Annotated[Path, typer.Argument(help="The run file of an interrupted run.")],
+    progress: Annotated[bool, typer.Option(help="Show a progress bar.")] = True,
+) -> None:
+    """Continue an interrupted run from its last checkpoint (in place): the draws equal those of
+    one uninterrupted run."""
+    from tempering.run.resume import resume_run
+
+    path = resume_run(run, progress, on_done=None if progress else typer.echo)
+    typer.echo(f"wrote {path}")
+
+
+@app.command()
+def extend(
+    run: Annotated[Path, typer.Argument(help="The run file of a finished run.")],
+    draws: Annotated[int, typer.Option(help="Draws to add per chain.")],
+    progress: Annotated[bool, typer.Option(help="Show a progress bar.")] = True,
+) -> None:
+    """Add draws to a finished run (in place): the same draws as one longer run."""
+    from tempering.run.resume import extend_run
+
+    path = extend_run(run, draws, progress, on_done=None if progress else typer.echo)
     typer.echo(f"wrote {path}")
 
 
@@ -213,3 +246,15 @@ def bench(
 
     extra = {} if repeats is None else {"repeats": repeats}
     BENCHMARKS.get(name).run(n=n, dim=dim, **extra)
+
+
+@app.command()
+def report(
+    runs: Annotated[list[Path], typer.Argument(help="Run files written by `tempering sample`.")],
+    out: Annotated[Path, typer.Option("--out", help="HTML file to write.")],
+) -> None:
+    """One self-contained HTML page: each run's settings, summary table, trace and rank plots
+    and its sampler's statistics; several runs are also compared (ESS/s, ESS per cost)."""
+    from tempering.report import write_report
+
+    typer.echo(f"wrote {write_report(runs, out)}")
