@@ -38,7 +38,14 @@ warnings.filterwarnings("ignore", category=FutureWarning, module="arviz")
 
 from tempering.algorithms import SAMPLERS, get_sampler  # noqa: E402
 from tempering.errors import UserInputError  # noqa: E402
-from tempering.models import MODELS, Model, ParamSpec, get_model  # noqa: E402
+from tempering.models import (  # noqa: E402
+    MODELS,
+    Model,
+    ParamSpec,
+    from_logdensity,
+    from_numpyro,
+    get_model,
+)
 from tempering.run.driver import RunResult, run_chains, sample  # noqa: E402
 from tempering.run.files import rerun, run_and_save  # noqa: E402
 from tempering.run.output import load_run, save_run  # noqa: E402
@@ -54,6 +61,8 @@ __all__ = [
     "RunResult",
     "UserInputError",
     "__version__",
+    "from_logdensity",
+    "from_numpyro",
     "get_model",
     "get_sampler",
     "load_run",

@@ -5,6 +5,7 @@ from tempering.models.changepoint_exact import changepoint_exact_posterior
 from tempering.models.gp_regression import gp_regression_prior_mean
 from tempering.models.grid import tempered_log_density_points
 from tempering.models.mixture import mode_index
+from tempering.models.numpyro_model import from_numpyro
 from tempering.models.registry import MODELS, get_model
 from tempering.models.tied_means import (
     disc_log_mass,
@@ -12,9 +13,11 @@ from tempering.models.tied_means import (
     tied_means_grid_log_density,
     tied_means_mirror,
 )
+from tempering.models.user import from_logdensity
 
 __all__ = ["MODELS", "Model", "ModelSpec", "ParamSpec", "changepoint_exact_posterior",
-           "disc_log_mass", "get_model", "gp_regression_prior_mean", "mode_index",
+           "disc_log_mass", "from_logdensity", "from_numpyro", "get_model",
+           "gp_regression_prior_mean", "mode_index",
            "mode_mass_ratio",
            "tempered_log_density_points", "tied_means_grid_log_density",
            "tied_means_mirror"]

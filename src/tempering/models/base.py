@@ -82,6 +82,10 @@ class Model:
     splits
         Fast/slow splits of θ by name (:class:`~tempering.models.fast_slow.FastSlowSplit`, seed
         004): what the ensemble sampler uses; empty for models without cheap fast variables.
+    theta_dim
+        Length of θ when it is not the sum of the ``params`` sizes — a user's model whose output
+        holds derived quantities (NumPyro ``deterministic`` sites) or whose constrained shapes
+        differ from the unconstrained ones (a simplex); ``None``: the sum.
     """
 
     name: str
@@ -98,6 +102,17 @@ class Model:
     gp: Any = None
     predictive_checks: Callable[[Array], dict[str, Array]] | None = None
     splits: dict[str, Any] = field(default_factory=dict)
+    theta_dim: int | None = None
+
+    @classmethod
+    def from_logdensity(cls, log_prior: Callable[[Array], Array],
+                        log_lik: Callable[[Array, PyTree], Array] | None = None,
+                        data: PyTree = None, **kwargs: Any) -> Model:
+        """A model from a user's own log densities on a flat unconstrained θ:
+        :func:`tempering.models.user.from_logdensity` (same arguments)."""
+        from tempering.models.user import from_logdensity
+
+        return from_logdensity(log_prior, log_lik, data, **kwargs)
 
     @property
     def n_data(self) -> int:
@@ -107,6 +122,8 @@ class Model:
     @property
     def dim(self) -> int:
         """Length of the unconstrained parameter vector θ."""
+        if self.theta_dim is not None:
+            return self.theta_dim
         return sum(p.size for p in self.params)
 
     def log_prior(self, theta: Array) -> Array:

@@ -21,6 +21,7 @@ from tempering.models import (
     tied_means,
 )
 from tempering.models.base import Model, ModelSpec
+from tempering.models.user_file import is_file_model, load_file_model
 from tempering.registry import Registry
 
 MODELS: Registry[ModelSpec] = Registry("model", (
@@ -38,6 +39,10 @@ MODELS: Registry[ModelSpec] = Registry("model", (
 
 
 def get_model(name: str, **options: Any) -> Model:
-    """Build a registered model from keyword options (validated; raises on unknown keys)."""
+    """Build a registered model from keyword options (validated; raises on unknown keys), or a
+    user's model ``path/to/file.py:NAME`` (:mod:`tempering.models.user_file`: ``NAME`` is a
+    ``Model``, or a function called with the options that returns one)."""
+    if is_file_model(name):
+        return load_file_model(name, options)
     spec = MODELS.get(name)
     return spec.build(validate_options(spec.options, options, prefix="model"))
