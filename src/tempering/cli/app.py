@@ -48,9 +48,15 @@ def sample(
     warmup: Annotated[int, typer.Option(help="Warmup steps per chain (discarded).")] = 500,
     seed: Annotated[int, typer.Option(help="PRNG seed.")] = 0,
     thin: Annotated[int, typer.Option(help="Steps per kept draw.")] = 1,
-    chain_method: Annotated[ChainMethod, typer.Option(help="Run chains batched or in turn.")] =
+    chain_method: Annotated[ChainMethod, typer.Option(
+        help="Run chains batched, in turn, or as tasks on Dask.")] =
     ChainMethod.VMAP,
     progress: Annotated[bool, typer.Option(help="Show a progress bar.")] = True,
+    workers: Annotated[int | None, typer.Option(
+        help="With --chain-method dask: worker processes of the local cluster (default: the "
+             "number of cores).")] = None,
+    scheduler: Annotated[str | None, typer.Option(
+        help="With --chain-method dask: the address of an existing Dask scheduler.")] = None,
     checkpoint_every: Annotated[int | None, typer.Option(
         help="Write a checkpoint into --out every N draws (default: once a minute; 0: never). "
              "`tempering resume` continues from it.")] = None,
@@ -71,7 +77,7 @@ def sample(
                         warmup=warmup, seed=seed, chain_method=chain_method.value, thin=thin,
                         out=out, progress=progress,  # the bar prints the "done in" line itself
                         on_done=None if progress else typer.echo,
-                        checkpoint_every=checkpoint_every)
+                        checkpoint_every=checkpoint_every, workers=workers, scheduler=scheduler)
     typer.echo(f"wrote {path}")
 
 

@@ -36,10 +36,12 @@ from tempering.run.progress import RunProgress, done_line, run_progress
 
 
 class ChainMethod(StrEnum):
-    """How chains run: batched with ``vmap``, or one after another (the same draws either way)."""
+    """How chains run: batched with ``vmap``, one after another, or in groups as tasks on a Dask
+    cluster (:mod:`tempering.run.distributed`) — the same draws every way."""
 
     VMAP = "vmap"
     SEQUENTIAL = "sequential"
+    DASK = "dask"
 
 
 @dataclass
@@ -147,7 +149,8 @@ def run_chains(model: Model, algorithm: Algorithm, *, key: int | jax.Array, draw
                chain_method: ChainMethod | str = ChainMethod.VMAP, chunk_size: int | None = None,
                progress: bool = True, extra_attrs: dict[str, Any] | None = None,
                checkpointing: Checkpointing | None = None, resume: Ledger | None = None,
-               chain_ids: Sequence[int] | None = None) -> RunResult:
+               chain_ids: Sequence[int] | None = None,
+               on_progress: Callable[[str, int], Any] | None = None) -> RunResult:
     """Run ``chains`` chains of ``algorithm`` on ``model``.
 
     Parameters
@@ -172,6 +175,9 @@ def run_chains(model: Model, algorithm: Algorithm, *, key: int | jax.Array, draw
     chain_ids
         Run only these chains (a distributed worker's share); the result then carries the ledger
         only (``idata`` is ``None``).
+    on_progress
+        Called with ``("warmup", steps)`` and ``("sampling", draws)`` as chains make progress
+        (over the chains of the batch; a distributed worker reports to the client's bar).
 
     Returns
     -------
@@ -181,7 +187,10 @@ def run_chains(model: Model, algorithm: Algorithm, *, key: int | jax.Array, draw
     """
     _check_arguments(draws=draws, chains=chains, warmup=warmup, thin=thin,
                      chain_method=chain_method)
-    master, seed_record = _as_key(key)
+    if chain_method == ChainMethod.DASK:
+        raise UserInputError("chain_method dask rebuilds the model and sampler on the workers "
+                             "from their names and options: use run_and_save or the CLI")
+    master = _as_key(key)[0]
     keys = _keys(model, master, init, chains)
     ledger = resume if resume is not None else new_ledger(algorithm, model, key=key,
                                                           chains=chains, init=init)
@@ -189,14 +198,15 @@ def run_chains(model: Model, algorithm: Algorithm, *, key: int | jax.Array, draw
     chunk = min(int(chunk_size or max(1, -(-draws // 20))), draws)
     if checkpointing is not None and checkpointing.every:
         chunk = min(chunk, int(checkpointing.every))
-    resume_attrs = _resume_attrs(model, algorithm, seed_record, init=init, chains=chains,
-                                 draws=draws, warmup=warmup, thin=thin, chain_method=chain_method)
+    resume_attrs = resume_attributes(model, algorithm, key, init=init, chains=chains,
+                                     draws=draws, warmup=warmup, thin=thin,
+                                     chain_method=chain_method)
     ids = np.arange(chains) if chain_ids is None else np.asarray(chain_ids, dtype=np.int64)
     with run_progress(progress, algorithm.headline, int(warmup) * len(ids),
                       draws * len(ids)) as shown:
         shown.resumed(int(warmup) * int(ledger.warmed[ids].sum()), int(ledger.done[ids].sum()))
         runner = _Runner(Compiled(algorithm, int(thin)), keys, ledger, shown, checkpointing,
-                         resume_attrs, int(warmup), draws, chunk)
+                         resume_attrs, int(warmup), draws, chunk, on_progress)
         for rows in _batches(ids, str(chain_method)):
             runner.run(rows)
         shown.finished(take_rows(ledger.record, ids) if chain_ids is not None else ledger.record)
@@ -209,10 +219,11 @@ def run_chains(model: Model, algorithm: Algorithm, *, key: int | jax.Array, draw
                      resume_attrs)
 
 
-def _resume_attrs(model: Model, algorithm: Algorithm, seed_record: Any, *, init: Any,
-                  chains: int, draws: int, warmup: int, thin: int,
-                  chain_method: ChainMethod | str) -> dict[str, Any]:
+def resume_attributes(model: Model, algorithm: Algorithm, key: int | jax.Array, *, init: Any,
+                      chains: int, draws: int, warmup: int, thin: int,
+                      chain_method: ChainMethod | str) -> dict[str, Any]:
     """What rebuilds and continues the run: names, options, seed and layout (JSON-ready)."""
+    seed_record = _as_key(key)[1]
     options = None if algorithm.options is None else algorithm.options.model_dump()
     return {"sampler": algorithm.name, "model": model.name, "model_options": model.options,
             "sampler_options": options, "seed": seed_record,
@@ -252,7 +263,8 @@ def _check_arguments(*, draws: int, chains: int, warmup: int, thin: int,
         if int(value) < low:
             raise UserInputError(f"{name} must be at least {low} (got {value})")
     if chain_method not in tuple(ChainMethod):
-        raise UserInputError(f"chain_method must be vmap or sequential (got {chain_method!r})")
+        raise UserInputError(f"chain_method must be vmap, sequential or dask "
+                             f"(got {chain_method!r})")
 
 
 @dataclass
@@ -270,6 +282,7 @@ class _Runner:
     warmup: int
     draws: int
     chunk: int
+    on_progress: Callable[[str, int], Any] | None = None
     last_write: float = 0.0
     started: float = 0.0
     total_before: float = 0.0
@@ -327,6 +340,7 @@ class _Runner:
         ledger.warm_cost[rows] = np.asarray(cost)
         if self.warmup > 0:
             self.shown.warmed(self.warmup * len(rows), seconds)
+            self._tell("warmup", self.warmup * len(rows))
             self._write()
         return state, params
 
@@ -345,6 +359,7 @@ class _Runner:
             ledger.done[rows] = start + length
             self.shown.sampled(length * n, (start + length - first) * n,
                                time.perf_counter() - t0, pieces)
+            self._tell("sampling", length * n)
             if start + length < self.draws and self._due(start, start + length):
                 ledger.put(rows, state, params)
                 self._write()
@@ -352,6 +367,10 @@ class _Runner:
         ledger.seconds["sampling"] = ledger.seconds.get("sampling", 0.0) + seconds
         ledger.put(rows, state, params)
         self.shown.batch_sampled(seconds)
+
+    def _tell(self, phase: str, count: int) -> None:
+        if self.on_progress is not None:
+            self.on_progress(phase, count)
 
     def _due(self, before: int, after: int) -> bool:
         policy = self.checkpointing

@@ -18,7 +18,14 @@ from tempering.algorithms import get_sampler
 from tempering.errors import UserInputError
 from tempering.models import get_model
 from tempering.run.checkpoint import Ledger, write_run_file
-from tempering.run.driver import Checkpointing, RunResult, key_from_record, run_chains
+from tempering.run.driver import (
+    ChainMethod,
+    Checkpointing,
+    RunResult,
+    key_from_record,
+    resume_attributes,
+    run_chains,
+)
 from tempering.run.output import check_output_path, load_run, run_attr
 from tempering.run.progress import done_line
 
@@ -54,7 +61,8 @@ def run_and_save(model_name: str, sampler_name: str, config: dict, *, chains: in
                  warmup: int, seed: Any, chain_method: str, thin: int, out: Path,
                  progress: bool, init: Any = None,
                  on_done: Callable[[str], Any] | None = None,
-                 checkpoint_every: int | None = 0, resume: Ledger | None = None) -> Path:
+                 checkpoint_every: int | None = 0, resume: Ledger | None = None,
+                 workers: int | None = None, scheduler: str | None = None) -> Path:
     """Validate everything, sample, and write the run file atomically; returns its path.
 
     ``config`` holds the ``model`` and ``sampler`` tables (options; a ``name`` key is ignored).
@@ -62,7 +70,9 @@ def run_and_save(model_name: str, sampler_name: str, config: dict, *, chains: in
     end-of-run line (total wall time, compilation apart: :func:`~tempering.run.progress.done_line`)
     once the file is written. ``checkpoint_every`` (draws; ``None``: every
     :data:`CHECKPOINT_SECONDS`; 0: none) writes checkpoints into ``out`` while the run goes on
-    (:mod:`tempering.run.checkpoint`); ``resume`` continues a ledger read from one.
+    (:mod:`tempering.run.checkpoint`); ``resume`` continues a ledger read from one. With
+    ``chain_method="dask"`` the chains run as tasks on a Dask cluster (:mod:`tempering.run.
+    distributed`): a new loopback cluster of ``workers`` processes, or the one at ``scheduler``.
     """
     check_output_path(out)
     checkpointing = checkpointing_to(out, checkpoint_every)
@@ -70,9 +80,18 @@ def run_and_save(model_name: str, sampler_name: str, config: dict, *, chains: in
     sampler_options = {k: v for k, v in config["sampler"].items() if k != "name"}
     model = get_model(model_name, **model_options)
     algorithm = get_sampler(sampler_name, model, **sampler_options)
-    result = run_chains(model, algorithm, key=seed, draws=draws, chains=chains, warmup=warmup,
-                        thin=thin, init=init, chain_method=chain_method, progress=progress,
-                        checkpointing=checkpointing, resume=resume)
+    if chain_method == ChainMethod.DASK:
+        from tempering.run.distributed import dask_job, run_on_dask
+
+        attrs = resume_attributes(model, algorithm, seed, init=init, chains=chains, draws=draws,
+                                  warmup=warmup, thin=thin, chain_method=chain_method)
+        result = run_on_dask(model, algorithm, dask_job(attrs, checkpoint_every), out=out,
+                             workers=workers, scheduler=scheduler, progress=progress,
+                             resume=resume)
+    else:
+        result = run_chains(model, algorithm, key=seed, draws=draws, chains=chains,
+                            warmup=warmup, thin=thin, init=init, chain_method=chain_method,
+                            progress=progress, checkpointing=checkpointing, resume=resume)
     path = save_finished(result, out, checkpoint_every)
     if on_done is not None:
         on_done(done_line(result.idata["posterior"].attrs))

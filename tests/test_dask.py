@@ -1,0 +1,83 @@
+"""Chains on Dask distributed (tempering.run.distributed): a loopback LocalCluster with 2 worker
+processes gives the draws of ``sequential``; a worker killed mid-run is replaced and its chains
+go on from their group's checkpoint, with the same final draws."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import h5py
+import jax
+import psutil
+import pytest
+from test_checkpoint import assert_same_run
+
+from tempering import run_and_save
+from tempering.run.distributed import chain_groups
+
+ARGS = {"chains": 4, "warmup": 50, "seed": 4, "thin": 1}
+CONFIG = {"model": {}, "sampler": {"rungs": 3}}
+
+
+@pytest.fixture()
+def shared_cache(monkeypatch):
+    """Worker processes load the session's compiled programs instead of compiling them."""
+    monkeypatch.setenv("JAX_COMPILATION_CACHE_DIR", jax.config.jax_compilation_cache_dir)
+    monkeypatch.setenv("JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS", "0")
+    monkeypatch.setenv("JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES", "0")
+
+
+def test_chain_groups_cover_every_chain_once():
+    assert chain_groups(4, 2) == [[0, 1], [2, 3]]
+    assert chain_groups(3, 8) == [[0], [1], [2]]
+    assert chain_groups(5, 2) == [[0, 1, 2], [3, 4]]
+
+
+def test_dask_draws_equal_sequential(tmp_path, shared_cache):
+    seq = run_and_save("mixture", "pt", CONFIG, draws=200, chain_method="sequential",
+                       out=tmp_path / "s.nc", progress=False, **ARGS)
+    dask = run_and_save("mixture", "pt", CONFIG, draws=200, chain_method="dask", workers=2,
+                        out=tmp_path / "d.nc", progress=True, **ARGS)
+    assert_same_run(seq, dask)
+    assert not (tmp_path / ".d.nc.dask").exists()  # the groups' checkpoints are cleaned up
+
+
+@pytest.mark.slow  # a cluster, a kill and a replacement worker: ~1 min
+def test_a_killed_worker_is_replaced_and_the_draws_do_not_change(tmp_path, shared_cache):
+    out = tmp_path / "d.nc"
+    cli = [sys.executable, "-m", "tempering.cli.main", "sample", "--model", "mixture",
+           "--sampler", "pt", "--set", "sampler.rungs=3", "--chains", "4", "--draws", "3000",
+           "--warmup", "50", "--seed", "4", "--no-progress", "--checkpoint-every", "100"]
+    child = subprocess.Popen([*cli, "--chain-method", "dask", "--workers", "2", "--out",
+                              str(out)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    scratch = tmp_path / ".d.nc.dask"
+    killed = None
+    deadline = time.monotonic() + 180
+    while killed is None and time.monotonic() < deadline and child.poll() is None:
+        time.sleep(0.05)
+        for group in scratch.glob("group-*.nc"):
+            try:
+                with h5py.File(group) as f:
+                    done = int(f["checkpoint"]["done"][:].max())
+            except (OSError, KeyError):
+                continue
+            if 0 < done < 3000:
+                workers = [p for p in psutil.Process(child.pid).children(recursive=True)
+                           if "spawn_main" in " ".join(p.cmdline())]
+                if workers:
+                    killed = workers[0].pid
+                    os.kill(killed, signal.SIGKILL)
+                break
+    try:
+        _, err = child.communicate(timeout=max(1.0, deadline - time.monotonic()))
+    finally:
+        child.kill()
+    assert killed is not None, "no worker was killed mid-run"
+    assert child.returncode == 0, err.decode()[-2000:]
+    whole = run_and_save("mixture", "pt", CONFIG, draws=3000, chain_method="sequential",
+                         out=tmp_path / "s.nc", progress=False, **ARGS)
+    assert_same_run(out, whole)
