@@ -12,6 +12,7 @@ import time
 
 import h5py
 import jax
+import numpy as np
 import psutil
 import pytest
 from test_checkpoint import assert_same_run
@@ -81,3 +82,32 @@ def test_a_killed_worker_is_replaced_and_the_draws_do_not_change(tmp_path, share
     whole = run_and_save("mixture", "pt", CONFIG, draws=3000, chain_method="sequential",
                          out=tmp_path / "s.nc", progress=False, **ARGS)
     assert_same_run(out, whole)
+
+
+def test_makespan_takes_the_longest_runs_first():
+    from tempering.experiments.vdm2014_runtime import makespan
+
+    assert makespan([5, 4, 3, 3, 2, 1], 1) == 18
+    assert makespan([5, 4, 3, 3, 2, 1], 2) == 9  # 5+3+1 | 4+3+2
+    assert makespan([5, 4, 3, 3, 2, 1], 8) == 5  # never below the longest run
+
+
+def test_reproduce_workers_only_where_the_runs_fan_out(tmp_path, capsys):
+    from cli_helpers import run_cli
+
+    code, _, err = run_cli(["reproduce", "gsk2010", "--quick", "--workers", "2", "--out",
+                            tmp_path / "g"], capsys)
+    assert code == 2 and "does not spread its runs" in err and err.count("\n") == 1
+    assert not (tmp_path / "g").exists()
+
+
+@pytest.mark.slow  # a cluster and one vdm2014 run on it: ~30 s
+def test_vdm2014_runs_on_workers_give_the_local_draws(shared_cache):
+    from tempering import dask_client
+    from tempering.experiments.vdm2014_runs import Runner, timed_run
+
+    config = ("mvn_mean", 64, 3, "pt", "rwm")
+    runner = Runner(draws=20, chunks=2, log=lambda line: None)
+    with dask_client(workers=1) as client:
+        runner.fan_out([config], client)
+    np.testing.assert_array_equal(runner.cache[config].draws, timed_run(*config, 20, 2).draws)

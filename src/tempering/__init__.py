@@ -46,6 +46,7 @@ from tempering.models import (  # noqa: E402
     from_numpyro,
     get_model,
 )
+from tempering.run.distributed import dask_client  # noqa: E402
 from tempering.run.driver import RunResult, run_chains, sample  # noqa: E402
 from tempering.run.files import rerun, run_and_save  # noqa: E402
 from tempering.run.output import load_run, save_run  # noqa: E402
@@ -61,6 +62,7 @@ __all__ = [
     "RunResult",
     "UserInputError",
     "__version__",
+    "dask_client",
     "from_logdensity",
     "from_numpyro",
     "get_model",

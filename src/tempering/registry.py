@@ -100,9 +100,11 @@ class Registry(Generic[S]):
 class RunnableSpec(NamedTuple):
     """A spec that is a function to run: a reproduction (``tempering reproduce NAME``) or a
     benchmark (``tempering bench NAME``). ``parts``: what ``--only`` may name (``run`` then takes
-    ``only``, a comma-separated subset); empty when the run is one piece."""
+    ``only``, a comma-separated subset); empty when the run is one piece. ``fans_out``: ``run``
+    takes ``workers`` and ``scheduler`` and spreads its runs over a Dask cluster."""
 
     name: str
     summary: str
     run: Callable[..., Any]
     parts: tuple[str, ...] = ()
+    fans_out: bool = False

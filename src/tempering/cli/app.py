@@ -189,14 +189,24 @@ def reproduce(
     Path("reproductions"),
     only: Annotated[str | None, typer.Option(
         help="Comma-separated parts to run (li-wong: tied, logistic, bnn, ee).")] = None,
+    workers: Annotated[int | None, typer.Option(
+        help="vdm2014: make the runs as tasks on a local Dask cluster of N processes.")] = None,
+    scheduler: Annotated[str | None, typer.Option(
+        help="vdm2014: make the runs as tasks on the Dask cluster at this address.")] = None,
 ) -> None:
     """Reproduce a seed paper's tables and figures beside the published numbers."""
     from tempering.errors import UserInputError
     from tempering.experiments import EXPERIMENTS, prepare_out
 
     spec = EXPERIMENTS.get(experiment)
+    spread = {}
+    if workers is not None or scheduler is not None:
+        if not spec.fans_out:
+            raise UserInputError(f"--workers/--scheduler: {experiment} does not spread its runs "
+                                 "over a cluster (vdm2014 does)")
+        spread = {"workers": workers, "scheduler": scheduler}
     if only is None:
-        spec.run(quick=quick, out=prepare_out(out))
+        spec.run(quick=quick, out=prepare_out(out), **spread)
         return
     named = [p.strip() for p in only.split(",") if p.strip()]
     unknown = [p for p in named if p not in spec.parts]

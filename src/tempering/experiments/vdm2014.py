@@ -19,12 +19,13 @@ share it.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
+from tempering import dask_client
 from tempering.algorithms import SAMPLERS, paper_cost_ratios
 from tempering.experiments import vdm2014_paper as paper
 from tempering.experiments.report import single_threaded_xla, write_table
@@ -39,10 +40,9 @@ from tempering.experiments.vdm2014_runs import (
     BASE,
     HMC_STEPS,
     INNER_LABEL,
-    RunRecord,
+    Runner,
     efficiency,
     rhat_trace,
-    timed_run,
 )
 from tempering.registry import RunnableSpec
 
@@ -84,26 +84,6 @@ def settings(quick: bool) -> Settings:
                     fig13_gp_mh_dim=20, table1_n=512, table1_dims_hmc=(5, 10, 15, 20, 25),
                     table1_dims_mh=(5, 10, 15, 20), table2_n_hmc=1024, table2_n_mh=256,
                     table2_dims=(5, 10, 50, 100), fig2_dim=20)
-
-
-class Runner:
-    """Runs :func:`timed_run` once per (model, N, |θ|, sampler, inner) and prints progress."""
-
-    def __init__(self, draws: int, chunks: int, log: Callable[[str], None] = print):
-        self.draws, self.chunks, self.log = draws, chunks, log
-        self.cache: dict[tuple, RunRecord] = {}
-
-    def __call__(self, model: str, n: int, dim: int, sampler: str, inner: str) -> RunRecord:
-        """The (cached) run of ``sampler`` with ``inner`` on ``model`` of size N, |θ| = ``dim``."""
-        key = (model, n, dim, sampler, inner)
-        if key not in self.cache:
-            t0 = time.perf_counter()
-            rec = timed_run(model, n, dim, sampler, inner, self.draws, self.chunks)
-            self.cache[key] = rec
-            self.log(f"  run {model} N={n} |theta|={dim} {sampler}/{inner}: "
-                     f"{rec.seconds:.1f}s sampling per chain, compile {rec.compile_seconds:.1f}s, "
-                     f"total {time.perf_counter() - t0:.1f}s")
-        return self.cache[key]
 
 
 # --------------------------------------------------------------------------- cost (Fig. 1)
@@ -349,7 +329,7 @@ timing of Python-level code) also differs from our JIT-compiled JAX.
     return path
 
 
-def run(quick: bool, out: Path) -> None:
+def run(quick: bool, out: Path, workers: int | None = None, scheduler: str | None = None) -> None:
     """Run the reproduction of seed 000 (Tables 1-2, Figs. 1-3) and write it to ``out``.
 
     Parameters
@@ -358,6 +338,9 @@ def run(quick: bool, out: Path) -> None:
         Use the reduced settings of :func:`settings` (minutes instead of hours).
     out
         Existing output directory.
+    workers, scheduler
+        With either, every run is first made as a task on a Dask cluster — a loopback one with
+        ``workers`` processes, or the one at ``scheduler`` — and the tables read the records.
     """
     single_threaded_xla()
     t_start = time.perf_counter()
@@ -365,6 +348,10 @@ def run(quick: bool, out: Path) -> None:
     cfg = settings(quick)
     runner = Runner(cfg.draws, cfg.chunks)
     written: list[Path] = []
+    if workers is not None or scheduler is not None:
+        print(f"[0/5] {len(full_configs(cfg))} runs as tasks on Dask", flush=True)
+        with dask_client(workers, scheduler) as client:
+            runner.fan_out(full_configs(cfg), client)
 
     print("[1/5] Fig. 1: cost per draw vs N (MVN and GP, HMC inner sampler)", flush=True)
     cost = (cost_rows(runner, "mvn_mean", cfg.fig13_mvn_ns, cfg.fig13_mvn_dim)
@@ -426,4 +413,5 @@ SPEC = RunnableSpec(
     "vdm2014",
     "van de Meent, Paige & Wood (2014), tempering by subsampling (seed 000)",
     run,
+    fans_out=True,
 )

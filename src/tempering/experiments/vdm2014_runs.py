@@ -5,8 +5,11 @@ fixed step sizes and discard the first half of the draws as burn-in, §2.4).
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import Any
 
 import arviz as az
 import numpy as np
@@ -190,3 +193,38 @@ def rhat_trace(record: RunRecord) -> list[tuple[int, float, float]]:
         kept = record.draws[:, s // 2:s, :]
         out.append((s, elapsed, float(np.median(gelman_rubin(kept).rhat))))
     return out
+
+
+class Runner:
+    """Runs :func:`timed_run` once per (model, N, |θ|, sampler, inner) and prints progress."""
+
+    def __init__(self, draws: int, chunks: int, log: Callable[[str], None] = print):
+        self.draws, self.chunks, self.log = draws, chunks, log
+        self.cache: dict[tuple, RunRecord] = {}
+
+    def fan_out(self, configs: Iterable[tuple[str, int, int, str, str]], client: Any) -> None:
+        """Run every (model, N, |θ|, sampler, inner) in ``configs`` as a task on the Dask
+        ``client``'s workers and keep the records (what the tables then read). The timings are
+        each task's own: tasks that share a machine's cores slow each other down."""
+        from distributed import as_completed
+
+        todo = sorted(set(configs) - set(self.cache))
+        futures = {client.submit(timed_run, *config, self.draws, self.chunks, pure=False): config
+                   for config in todo}
+        for i, future in enumerate(as_completed(futures), 1):
+            config = futures[future]
+            self.cache[config] = rec = future.result()
+            self.log(f"  [{i}/{len(todo)}] run {' '.join(map(str, config))}: {rec.seconds:.1f}s "
+                     f"sampling per chain, compile {rec.compile_seconds:.1f}s (on a worker)")
+
+    def __call__(self, model: str, n: int, dim: int, sampler: str, inner: str) -> RunRecord:
+        """The (cached) run of ``sampler`` with ``inner`` on ``model`` of size N, |θ| = ``dim``."""
+        key = (model, n, dim, sampler, inner)
+        if key not in self.cache:
+            t0 = time.perf_counter()
+            rec = timed_run(model, n, dim, sampler, inner, self.draws, self.chunks)
+            self.cache[key] = rec
+            self.log(f"  run {model} N={n} |theta|={dim} {sampler}/{inner}: "
+                     f"{rec.seconds:.1f}s sampling per chain, compile {rec.compile_seconds:.1f}s, "
+                     f"total {time.perf_counter() - t0:.1f}s")
+        return self.cache[key]

@@ -62,6 +62,19 @@ def time_inner_steps(model_name: str, n: int, dim: int, inner: str, steps: int,
     return best / steps, compile_seconds
 
 
+#: Worker counts for which the full run's spread-out time is estimated.
+WORKERS = (1, 2, 4, 8, 16, 32, 64)
+
+
+def makespan(hours: list[float], workers: int) -> float:
+    """Hours until the last of the runs ends when ``workers`` workers take them longest first,
+    each the next free worker (LPT list scheduling: within 4/3 of the best possible)."""
+    loads = [0.0] * workers
+    for h in sorted(hours, reverse=True):
+        loads[loads.index(min(loads))] += h
+    return max(loads)
+
+
 def run(quick: bool, out: Path) -> None:
     """Time the inner samplers at full size and write the runtime estimate to ``out``."""
     single_threaded_xla()
@@ -76,6 +89,7 @@ def run(quick: bool, out: Path) -> None:
         print(f"[{i}/{len(groups)}] {model_name} N={n} |theta|={dim} {inner}: "
               f"{timings[model_name, n, dim, inner][0] * 1e3:.2f} ms/step", flush=True)
     rows, total_s, compile_s = [], 0.0, 0.0
+    run_hours: list[float] = []
     for model_name, n, dim, sampler, inner in configs:
         per_step, compile_seconds = timings[model_name, n, dim, inner]
         evals = float(sampler_options(model_name, BASE, inner).get("num_steps", 1))
@@ -86,14 +100,20 @@ def run(quick: bool, out: Path) -> None:
             ratio = predicted_ratio(described(algorithm), sampler, evals)
         seconds = 3 * full.draws * per_step * ratio
         total_s += seconds
+        run_hours.append(seconds / 3600)
         compile_s += compile_seconds * (1 if sampler == BASE else LADDER_RUNGS)
         rows.append({"model": model_name, "N": n, "dim": dim, "inner": inner,
                      "sampler": sampler, "ms_per_inner_step": per_step * 1e3,
                      "cost_ratio": ratio, "hours": seconds / 3600})
+    spread = ", ".join(f"{k}: {makespan(run_hours, k):.1f} h"
+                       for k in WORKERS)
     notes = (f"Full run: {len(configs)} runs, 3 chains x {full.draws} draws each. Estimated "
              f"sampling time {total_s / 3600:.1f} h; compilation allowance "
              f"{compile_s / 3600:.1f} h; total about {(total_s + compile_s) / 3600:.1f} h on "
-             f"this machine (inner-step timings: best of {repeats} x {steps} steps).")
+             f"this machine (inner-step timings: best of {repeats} x {steps} steps). Spread "
+             f"over k Dask workers (`tempering reproduce vdm2014 --workers k` or `--scheduler`; "
+             f"one core each, as fast as this machine's; longest runs first), the sampling "
+             f"takes about {spread}.")
     write_table(rows, ("model", "N", "dim", "inner", "sampler", "ms_per_inner_step",
                        "cost_ratio", "hours"), Path(out) / "runtime",
                 "Estimated runtime of `tempering reproduce vdm2014` (full)", notes)

@@ -24,6 +24,8 @@ import os
 import shutil
 import time
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -102,9 +104,25 @@ def _rows(tree: Any, rows: list[int]) -> Any:
     return jax.tree.map(lambda a: np.asarray(a)[rows], tree)
 
 
+@contextmanager
+def dask_client(workers: int | None = None, scheduler: str | None = None) -> Iterator[Any]:
+    """A Dask client for the block: of the cluster at ``scheduler``, or of a new loopback
+    ``LocalCluster`` with ``workers`` single-threaded processes (default: the core count),
+    closed at the end."""
+    client, cluster = _client(workers, scheduler)
+    try:
+        yield client
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()
+
+
 def _client(workers: int | None, scheduler: str | None):
     """A client of the cluster at ``scheduler``, or of a new loopback ``LocalCluster`` with
     ``workers`` single-threaded worker processes; and the cluster to close (or ``None``)."""
+    if workers is not None and workers < 1:
+        raise UserInputError(f"workers must be at least 1 (got {workers})")
     distributed = _import_distributed()
     if scheduler:
         try:
@@ -122,8 +140,6 @@ def run_on_dask(model: Any, algorithm: Any, job: dict[str, Any], *, out: Path,
                 resume: Ledger | None = None) -> RunResult:
     """Run the chains of ``job`` (the rebuild attributes of a run, with ``checkpoint_every``) as
     group tasks on Dask, and finish the run on the client with ``model`` and ``algorithm``."""
-    if workers is not None and workers < 1:
-        raise UserInputError(f"workers must be at least 1 (got {workers})")
     client, cluster = _client(workers, scheduler)
     scratch = out.parent / f".{out.name}.dask"
     scratch.mkdir(exist_ok=True)
