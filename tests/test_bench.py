@@ -51,6 +51,7 @@ def test_bad_input_is_one_line_exit_2(capsys, args, fragment):
     assert fragment in lines[0]
 
 
+@pytest.mark.slow  # ~15 s: a benchmark's end-to-end run
 def test_mint_prints_passes_seconds_and_the_overhead(capsys):
     """On a small synthetic set: one row per sampler, the two ratio lines, the overhead line."""
     code, out, err = run_cli(["bench", "mint", "--n", 300, "--dim", 3, "--repeats", 1], capsys)

@@ -148,6 +148,7 @@ def prior_z_scores(draws: np.ndarray, prior: Prior) -> dict[str, float]:
     return scores
 
 
+@pytest.mark.slow  # ~16 s; the reversible-jump kernel's Geweke test stays in make test
 def test_prior_recovery_correct_kernel():
     scores = prior_z_scores(coal_chains()[0][0], coal_prior())
     assert max(abs(z) for z in scores.values()) < Z_BOUND, scores
@@ -426,6 +427,7 @@ def test_cli_sample_and_summary(tmp_path, capsys, monkeypatch):
         assert text in stdout
 
 
+@pytest.mark.slow  # ~18 s; test_cli_sample_and_summary runs the change-point CLI in make test
 def test_cli_simulated_tempering_with_reversible_jump(tmp_path, capsys):
     out = tmp_path / "cpst.nc"
     args = ["sample", "--model", "changepoint", "--sampler", "st", "--chains", "1", "--draws",

@@ -60,6 +60,8 @@ def interrupted(model_name: str, sampler_name: str, options: dict, out: Path, *,
 
 
 RUNS = {
+    # plain RWM, sequential layout: the second chain has not started when killed
+    "rwm": ("mvn_mean", "rwm", {}, {"chain_method": "sequential"}),
     # ST: rung moves and the adapted pseudo-prior in its params (make test-slow)
     "st": ("mvn_mean", "st", {"rungs": 3}, {"chain_method": "vmap"}),
     # the discretizing chain, sequential layout: the second chain has not started when killed
@@ -68,7 +70,8 @@ RUNS = {
 }
 
 
-@pytest.mark.parametrize("name", [pytest.param("st", marks=pytest.mark.slow), "discretizing"])
+@pytest.mark.parametrize("name", ["rwm", pytest.param("st", marks=pytest.mark.slow),
+                                  pytest.param("discretizing", marks=pytest.mark.slow)])
 def test_resume_after_a_crash_equals_an_uninterrupted_run(name, tmp_path):
     model_name, sampler_name, options, layout = RUNS[name]
     run = {"key": 3, "chains": 2, "draws": 60, "warmup": 30, **layout}
@@ -89,10 +92,10 @@ def test_resume_after_a_crash_equals_an_uninterrupted_run(name, tmp_path):
 def test_extend_equals_one_longer_run(tmp_path):
     args = {"chains": 2, "warmup": 20, "seed": 5, "thin": 1, "chain_method": "vmap",
             "progress": False}
-    config = {"model": {}, "sampler": {"rungs": 3}}
-    short = run_and_save("mvn_mean", "pt", config, draws=30, out=tmp_path / "s.nc", **args)
+    config = {"model": {}, "sampler": {}}
+    short = run_and_save("mvn_mean", "rwm", config, draws=30, out=tmp_path / "s.nc", **args)
     extend_run(short, 25)
-    long = run_and_save("mvn_mean", "pt", config, draws=55, out=tmp_path / "l.nc", **args)
+    long = run_and_save("mvn_mean", "rwm", config, draws=55, out=tmp_path / "l.nc", **args)
     assert_same_run(short, long)
     assert az.from_netcdf(short).posterior.sizes["draw"] == 55
 

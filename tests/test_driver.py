@@ -25,7 +25,9 @@ LAYOUT_CASES = {
 }
 
 
-@pytest.mark.parametrize("name", list(LAYOUT_CASES))
+# NUTS (~14 s) in make test-slow; the Dask and checkpoint tests compare layouts too
+@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.slow) if n == "nuts" else n
+                                  for n in LAYOUT_CASES])
 def test_vmap_and_sequential_give_identical_draws(model, name):
     algorithm = get_sampler(name, model, **LAYOUT_CASES[name])
     kwargs = dict(key=5, draws=40, chains=3, warmup=20, progress=False)

@@ -226,7 +226,9 @@ def test_jump_with_the_printed_indices_is_caught():
         _check(shares, weights)
 
 
-@pytest.mark.parametrize("subsets", ["fixed", pytest.param("random", marks=pytest.mark.slow)])
+# ~21 s each: make test-slow (tests/test_registry.py reruns MINTEE bit for bit in make test)
+@pytest.mark.parametrize("subsets", ["fixed", "random"])
+@pytest.mark.slow
 def test_same_keys_same_draws(subsets):
     """vmap and sequential chains give the same draws (the lazy steps hold under vmap); the
     random-subset path, slow to compile, runs in make test-slow."""
@@ -239,6 +241,7 @@ def test_same_keys_same_draws(subsets):
                                   runs[1].posterior["theta"].values)
 
 
+@pytest.mark.slow  # ~15 s; the ring and jump statistics are checked in tests/test_registry.py
 def test_cli_summary_shows_rings_and_jumps(tmp_path, capsys):
     out = tmp_path / "m.nc"
     code, _, err = run_cli(["sample", "--model", "modes2d", "--sampler", "mintee",

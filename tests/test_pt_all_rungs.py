@@ -6,12 +6,15 @@ from __future__ import annotations
 import jax
 import numpy as np
 import pytest
+
 from support import Z_BOUND
 
 from tempering import get_model, run_chains
 from tempering.algorithms import get_sampler
 from tempering.models.mvn_mean import analytic_log_evidence, analytic_posterior
 from tempering.summary import summarize
+
+pytestmark = pytest.mark.slow  # ~26 s: keep_all_rungs (IMC3) runs in make test-slow
 
 OPTIONS = {"rungs": 6, "beta_min": 0.02, "prior_rung": True, "step_size": 0.4}
 

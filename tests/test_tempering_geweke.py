@@ -93,7 +93,9 @@ CASES = cases(
 )
 
 
-@pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
+# TT with the slice sweep (~13 s; its reversal is checked in tests/test_geweke.py) in make test-slow
+@pytest.mark.parametrize("case", [pytest.param(c, marks=pytest.mark.slow) if c.name == "tt_slice"
+                                  else c for c in CASES], ids=lambda c: c.name)
 def test_tempering_geweke(case):
     kind, kwargs = case.build
     check_geweke(case, conjugate_geweke(updater(kind, **kwargs), n_obs=N_OBS, dim=DIM,

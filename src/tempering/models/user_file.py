@@ -44,7 +44,7 @@ _COUNTER = itertools.count()
 def is_file_model(name: str) -> bool:
     """Whether a model name points into a Python file (``file.py:NAME``, or a bare ``file.py``,
     which is an error with a hint)."""
-    return bool(FILE_MODEL.match(name)) or name.endswith(".py")
+    return isinstance(name, str) and (bool(FILE_MODEL.match(name)) or name.endswith(".py"))
 
 
 def load_module(path: Path, label: str) -> ModuleType:

@@ -6,12 +6,15 @@ A checkpoint is the NetCDF group ``checkpoint`` of the run file (no pickle). It 
 - ``done`` — draws sampled so far, and ``warmed`` — whether warmup has finished (a chain that has
   not finished warmup starts again from its initial point: warmup is one compiled call);
 - the algorithm state after the last finished draw and the adapted parameters, as the leaves of
-  their pytrees (``state_0``, ``state_1``, …, ``params_0``, …). The structure is not stored: it is
-  rebuilt from the sampler spec (the compiled ``init``'s output shape), and every leaf's shape and
-  dtype is checked against it on reading;
-- the raw records of the draws so far (``record__position``, ``record__lp``, …: unconstrained
-  positions and the per-draw statistics), padded to the run's length;
+  their pytrees. The structure is not stored: it is rebuilt from the sampler spec (the
+  ``init``'s output shape), and every leaf's shape and dtype is checked against it on reading;
+- the raw records of the draws so far (unconstrained positions and the per-draw statistics),
+  padded to the run's length;
 - the warmup cost, and the seconds spent so far (warmup, sampling, compilation).
+
+Leaves and records are packed into one variable per dtype (``state__float64``, ``record__int32``,
+…; an HDF5 variable costs milliseconds to write, and a state has tens of leaves), their layout in
+the group's attributes.
 
 Because sampling draw ``u`` of a chain uses the key ``fold_in(sampling key, u)`` whatever the
 chunking (:mod:`tempering.run.driver`), continuing from a checkpoint gives draws bitwise identical
@@ -40,7 +43,6 @@ from tempering.errors import UserInputError
 from tempering.run.output import CHECKPOINT_GROUP, write_atomically
 
 GROUP = CHECKPOINT_GROUP
-_RECORD = "record__"
 
 
 @dataclass
@@ -129,11 +131,36 @@ def take_rows(tree: Any, rows: Any) -> Any:
     return jax.tree.map(lambda a: a[rows], tree)
 
 
-def _leaves_dataset(prefix: str, tree: Any) -> dict[str, xr.DataArray]:
+def _pack(prefix: str, named: list[tuple[str, np.ndarray]], lead: tuple[str, ...],
+          ) -> tuple[dict[str, xr.DataArray], list[list[Any]]]:
+    """Arrays sharing ``lead`` leading axes packed into one variable per dtype (an HDF5 variable
+    costs milliseconds to write, and a state has tens of leaves): each array flattened after the
+    leading axes and laid side by side. The layout lists [name, dtype, trailing shape, offset]."""
+    columns: dict[str, list[np.ndarray]] = {}
+    layout = []
+    for name, value in named:
+        value = np.asarray(value)
+        dtype = value.dtype.str
+        flat = value.reshape(*value.shape[:len(lead)], -1)
+        offset = sum(c.shape[-1] for c in columns.get(dtype, []))
+        columns.setdefault(dtype, []).append(flat)
+        layout.append([name, dtype, list(value.shape[len(lead):]), offset])
+    variables = {}
+    for dtype, parts in columns.items():
+        key = f"{prefix}__{np.dtype(dtype).name}"
+        variables[key] = xr.DataArray(np.concatenate(parts, axis=-1),
+                                      dims=[*lead, f"{key}_width"])
+    return variables, layout
+
+
+def _unpack(ds: xr.Dataset, prefix: str, layout: list[list[Any]], lead: int
+            ) -> dict[str, np.ndarray]:
     out = {}
-    for i, leaf in enumerate(jax.tree.leaves(tree)):
-        name = f"{prefix}_{i}"
-        out[name] = xr.DataArray(np.asarray(leaf), dims=[f"{name}_d{j}" for j in range(leaf.ndim)])
+    for name, dtype, shape, offset in layout:
+        packed = np.asarray(ds[f"{prefix}__{np.dtype(dtype).name}"].values)
+        size = int(np.prod(shape, dtype=np.int64))
+        part = packed[..., offset:offset + size]
+        out[name] = part.reshape(*packed.shape[:lead], *shape).astype(np.dtype(dtype))
     return out
 
 
@@ -144,41 +171,50 @@ def ledger_dataset(ledger: Ledger, attrs: dict[str, Any]) -> xr.Dataset:
         "warmed": xr.DataArray(ledger.warmed.astype(np.int8), dims=["chain"]),
         "warm_cost": xr.DataArray(np.asarray(ledger.warm_cost if ledger.warm_cost is not None
                                              else np.zeros(ledger.chains)), dims=["chain"]),
-        **_leaves_dataset("state", ledger.state),
-        **_leaves_dataset("params", ledger.params),
     }
-    for name, values in ledger.record.items():
-        key = f"{_RECORD}{name}"
-        extra = [f"{key}_d{j}" for j in range(values.ndim - 2)]
-        variables[key] = xr.DataArray(values, dims=["chain", "draw", *extra])
+    layouts = {}
+    for prefix, named, lead in (
+            ("state", _numbered(ledger.state), ("chain",)),
+            ("params", _numbered(ledger.params), ("chain",)),
+            ("record", sorted(ledger.record.items()), ("chain", "draw"))):
+        packed, layouts[f"{prefix}_layout"] = _pack(prefix, named, lead)
+        variables |= packed
     encoded = {k: json.dumps(v, default=lambda o: np.asarray(o).tolist())
-               for k, v in attrs.items()}
+               for k, v in {**attrs, **layouts}.items()}
     encoded["seconds"] = json.dumps(ledger.seconds)
     return xr.Dataset(variables, attrs=encoded)
 
 
+def _numbered(tree: Any) -> list[tuple[str, np.ndarray]]:
+    return [(str(i), np.asarray(leaf)) for i, leaf in enumerate(jax.tree.leaves(tree))]
+
+
 def _leaves_from(ds: xr.Dataset, prefix: str, template: Any, path: Path) -> Any:
     leaves, treedef = jax.tree.flatten(empty_like(template))
+    stored = _unpack(ds, prefix, _layout(ds, prefix), 1)
+    if len(stored) != len(leaves):
+        raise UserInputError(f"{path}: checkpoint does not match the sampler ({len(stored)} "
+                             f"{prefix} arrays, expected {len(leaves)})")
     out = []
     for i, want in enumerate(leaves):
-        name = f"{prefix}_{i}"
-        if name not in ds:
-            raise UserInputError(f"{path}: checkpoint does not match the sampler (no {name})")
-        value = np.asarray(ds[name].values)
+        value = stored[str(i)]
         if value.shape != want.shape or value.dtype != want.dtype:
-            raise UserInputError(f"{path}: checkpoint does not match the sampler ({name} is "
-                                 f"{value.dtype}{list(value.shape)}, expected "
+            raise UserInputError(f"{path}: checkpoint does not match the sampler ({prefix} {i} "
+                                 f"is {value.dtype}{list(value.shape)}, expected "
                                  f"{want.dtype}{list(want.shape)})")
         out.append(value)
-    if f"{prefix}_{len(leaves)}" in ds:
-        raise UserInputError(f"{path}: checkpoint does not match the sampler (extra {prefix})")
     return jax.tree.unflatten(treedef, out)
+
+
+def _layout(ds: xr.Dataset, prefix: str) -> list[list[Any]]:
+    return json.loads(ds.attrs.get(f"{prefix}_layout", "[]"))
 
 
 def read_attrs(path: str | Path) -> dict[str, Any]:
     """The run attributes a checkpoint recorded (what rebuilds its model and sampler)."""
     ds = open_checkpoint(path)
-    return {k: json.loads(v) for k, v in ds.attrs.items() if k != "seconds"}
+    return {k: json.loads(v) for k, v in ds.attrs.items()
+            if k != "seconds" and not k.endswith("_layout")}
 
 
 def open_checkpoint(path: str | Path) -> xr.Dataset:
@@ -203,8 +239,7 @@ def read_ledger(path: str | Path, state_template: Any, params_template: Any) -> 
     ``ShapeDtypeStruct`` over all chains)."""
     path = Path(path)
     ds = open_checkpoint(path)
-    record = {str(name)[len(_RECORD):]: np.asarray(ds[name].values)
-              for name in ds.data_vars if str(name).startswith(_RECORD)}
+    record = _unpack(ds, "record", _layout(ds, "record"), 2)
     return Ledger(done=np.asarray(ds["done"].values, np.int64),
                   warmed=np.asarray(ds["warmed"].values).astype(bool),
                   state=_leaves_from(ds, "state", state_template, path),

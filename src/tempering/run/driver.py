@@ -135,7 +135,10 @@ def new_ledger(algorithm: Algorithm, model: Model, *, key: int | jax.Array, chai
                init: Any = None) -> Ledger:
     """The empty ledger of a run: no chain warmed, no draws; states shaped by the algorithm's
     ``init`` (the template a checkpoint's leaves are checked against)."""
-    keys = _keys(model, _as_key(key)[0], init, chains)
+    return _empty_ledger(algorithm, _keys(model, _as_key(key)[0], init, chains), chains)
+
+
+def _empty_ledger(algorithm: Algorithm, keys: _Keys, chains: int) -> Ledger:
     state = jax.eval_shape(jax.vmap(algorithm.init), keys.init, keys.positions)
     params = jax.tree.map(lambda p: np.broadcast_to(np.asarray(p), (chains, *np.shape(p))),
                           algorithm.params)
@@ -192,8 +195,7 @@ def run_chains(model: Model, algorithm: Algorithm, *, key: int | jax.Array, draw
                              "from their names and options: use run_and_save or the CLI")
     master = _as_key(key)[0]
     keys = _keys(model, master, init, chains)
-    ledger = resume if resume is not None else new_ledger(algorithm, model, key=key,
-                                                          chains=chains, init=init)
+    ledger = resume if resume is not None else _empty_ledger(algorithm, keys, chains)
     ledger.padded(draws)
     chunk = min(int(chunk_size or max(1, -(-draws // 20))), draws)
     if checkpointing is not None and checkpointing.every:
@@ -341,7 +343,8 @@ class _Runner:
         if self.warmup > 0:
             self.shown.warmed(self.warmup * len(rows), seconds)
             self._tell("warmup", self.warmup * len(rows))
-            self._write()
+            if self._due(0, 0):
+                self._write()
         return state, params
 
     def _sample(self, rows: np.ndarray, state: Any, params: Any) -> None:
@@ -376,8 +379,8 @@ class _Runner:
         policy = self.checkpointing
         if policy is None:
             return False
-        if policy.every and after // policy.every > before // policy.every:
-            return True
+        if policy.every and (after == before or after // policy.every > before // policy.every):
+            return True  # (after == before: warmup has ended)
         return bool(policy.seconds and time.perf_counter() - self.last_write >= policy.seconds)
 
     def _write(self) -> None:
