@@ -6,7 +6,6 @@ from __future__ import annotations
 import jax
 import numpy as np
 import pytest
-
 from support import Z_BOUND
 
 from tempering import get_model, run_chains
