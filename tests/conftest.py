@@ -32,6 +32,7 @@ if (os.environ.get("TEMPERING_TEST_XLA_OPTIMIZE", "0") != "1"
     os.environ["XLA_FLAGS"] = " ".join(filter(None, (os.environ.get("XLA_FLAGS"), _FAST_COMPILE)))
 
 import jax  # noqa: E402
+import pytest  # noqa: E402
 
 import tempering  # noqa: E402, F401
 
@@ -46,3 +47,17 @@ jax.config.update("jax_persistent_cache_min_entry_size_bytes", 0)
 def pytest_sessionfinish(session, exitstatus):
     if _OWNER:
         shutil.rmtree(_CACHE, ignore_errors=True)
+
+
+#: Samplers whose rerun in tests/test_registry.py recompiles for 3-6 s: make test-slow (their run
+#: files are still checked in make test).
+SLOW_RERUNS = {"ee", "mintee", "tt_approx", "discretizing_chain", "st", "stt", "nuts"}
+
+
+@pytest.hookimpl(tryfirst=True)  # before -m deselects by marker
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        callspec = getattr(item, "callspec", None)
+        if (getattr(item, "originalname", "") == "test_rerun_reproduces_the_posterior_bit_for_bit"
+                and callspec is not None and callspec.params.get("sampled") in SLOW_RERUNS):
+            item.add_marker(pytest.mark.slow)

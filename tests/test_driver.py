@@ -25,8 +25,9 @@ LAYOUT_CASES = {
 }
 
 
-# NUTS (~14 s) in make test-slow; the Dask and checkpoint tests compare layouts too
-@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.slow) if n == "nuts" else n
+# RWM in make test, the others (5-14 s each) in make test-slow; the Dask and checkpoint tests
+# compare layouts too
+@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.slow) if n != "rwm" else n
                                   for n in LAYOUT_CASES])
 def test_vmap_and_sequential_give_identical_draws(model, name):
     algorithm = get_sampler(name, model, **LAYOUT_CASES[name])

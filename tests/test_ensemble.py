@@ -63,7 +63,8 @@ def _check(options: dict, draws: int = 2500, warmup: int = 200) -> float:
 @pytest.mark.parametrize("options", [
     {"ensemble": "grid", "size": 7},
     pytest.param({"ensemble": "markov", "size": 6}, marks=pytest.mark.slow),
-    {"ensemble": "exchangeable", "size": 6, "members": "shifted"},
+    pytest.param({"ensemble": "exchangeable", "size": 6, "members": "shifted"},
+                 marks=pytest.mark.slow),  # (the exact enumeration covers it in make test)
     {"ensemble": "grid", "size": 7, "slow_kernel": "nuts", "step_size": 8.0},
 ], ids=["grid", "markov", "exchangeable-shifted", "grid-nuts"])
 def test_known_gaussian(options):

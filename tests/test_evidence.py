@@ -107,6 +107,7 @@ def test_evidence_mcse_is_calibrated(small):
         assert 0.7 < np.std(z) < 1.3, np.std(z)  # sd of 60 standard normals: 1 ± 0.09
 
 
+@pytest.mark.slow  # ~7 s; the estimators are checked on exact draws in make test
 def test_st_with_a_prior_rung_estimates_the_log_evidence(small):
     algorithm = get_sampler("st", small, rungs=12, beta_min=0.01, prior_rung=True,
                             step_size=0.4)

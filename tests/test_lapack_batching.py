@@ -125,6 +125,7 @@ def test_nested_vmaps_stay_unbatched():
     assert lapack_batch_dims(nested, cov) == [0] * 6
 
 
+@pytest.mark.slow  # ~16 s; the per-matrix rule itself is checked by the tests above
 def test_four_chain_hmc_on_a_gp_finishes():
     """This run hung for ever (every thread parked on a futex) with batched LAPACK calls; it runs
     in a child process so that a deadlock fails the test instead of hanging the suite."""

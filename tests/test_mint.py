@@ -186,6 +186,7 @@ def test_batches_are_uniform_subsets_without_replacement():
     assert chi2 < 50.8, chi2
 
 
+@pytest.mark.slow  # ~8 s
 def test_a_fresh_batch_every_step_and_the_same_key_gives_the_same_draws():
     model = get_model("mvn_mean", n=50, dim=2, data_seed=1)
     algorithm = get_sampler("mint", model, batch=10, step_size=0.3)

@@ -86,6 +86,7 @@ def test_options_round_trip(sampled):
     assert again == rebuilt.options
 
 
+# (the reruns of the samplers in conftest.SLOW_RERUNS run in make test-slow)
 def test_rerun_reproduces_the_posterior_bit_for_bit(sampled, tmp_path):
     name, path = sampled
     again = rerun(path, tmp_path / "again.nc")

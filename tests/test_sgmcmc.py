@@ -65,6 +65,7 @@ def test_sgld_mean_is_the_posterior_mean_and_variance_the_discretised_chains():
         assert z_sd(theta[..., d], np.sqrt(cov[d, d])) > Z_BOUND
 
 
+@pytest.mark.slow  # ~6 s
 def test_sgld_temperature_tempers_the_prior_as_well_as_the_likelihood():
     """T = 2 with a strong prior (σ₀ = 0.1, prior precision 100, n = 200): (π₀ L)^(1/T) has the
     posterior's mean and variance T/P = 2/300; the power rung π₀ L^(1/T) would have mean
@@ -96,7 +97,7 @@ def test_sghmc_mean_is_the_posterior_mean():
     np.testing.assert_array_equal(accept, 1.0)
 
 
-@pytest.mark.parametrize("name", ["sgld", "sghmc"])
+@pytest.mark.parametrize("name", ["sgld", pytest.param("sghmc", marks=pytest.mark.slow)])
 def test_same_key_same_draws_and_exact_cost(name):
     model = get_model("mvn_mean", n=200, dim=2, data_seed=0)
     algorithm = get_sampler(name, model, batch=20)

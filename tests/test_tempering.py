@@ -96,9 +96,8 @@ def mixture():
     return get_model("mixture", n=100, means=[-1.0, 1.0], data_seed=2)
 
 
-# ~25 s each: stt (the seed's method) runs in make test, all five in make test-slow
-@pytest.mark.parametrize("case", [pytest.param(c, marks=() if c == "stt" else pytest.mark.slow)
-                                  for c in MODE_CASES])
+# ~25 s each: all five in make test-slow (the cold chains' analytic tests stay in make test)
+@pytest.mark.parametrize("case", [pytest.param(c, marks=pytest.mark.slow) for c in MODE_CASES])
 def test_tempering_visits_both_label_orderings_equally(mixture, case):
     name = case.removesuffix("_deo")
     algorithm = get_sampler(name, mixture, **MODE_CASES[case])
@@ -184,7 +183,7 @@ def simulate_round_trips(rungs: int, iterations: int, swap: str) -> int:
     return trips
 
 
-@pytest.mark.parametrize("swap", ["sweep", "deo"])
+@pytest.mark.parametrize("swap", [pytest.param("sweep", marks=pytest.mark.slow), "deo"])
 def test_round_trips_are_counted_exactly_with_a_deterministic_swapper(swap):
     """Every rung has the same density (zero likelihood), so every swap is accepted."""
     model = gaussian_likelihood_model()

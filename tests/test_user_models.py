@@ -259,6 +259,7 @@ def test_our_nuts_matches_numpyros_nuts(eight_run):
         assert abs(z_combined(posterior[name].values, mean, mcse)) < Z_BOUND, name
 
 
+@pytest.mark.slow  # ~5 s; tests/test_registry.py and test_checkpoint.py rebuild runs in make test
 def test_rerun_of_a_file_model_is_identical(eight_run, tmp_path, monkeypatch):
     monkeypatch.chdir(ROOT)
     again = tempering.rerun(eight_run[1], tmp_path / "again.nc")

@@ -38,6 +38,7 @@ import numpy as np
 from tempering.algorithms.base import Algorithm, AlgorithmInfo, Headline, Stat, rung_weight_stats
 from tempering.algorithms.cost_model import pt_predicted_cost
 from tempering.algorithms.options import TemperingOptions
+from tempering.algorithms.pt_mixing import mixing_lines, mixing_summary
 from tempering.algorithms.rungs import ladder_facts, rung_slice, stack_rungs, warmup_rung
 from tempering.algorithms.spec import SamplerSpec, StatArrays
 from tempering.kernels.base import BoundKernel, evals_and_acceptance
@@ -261,14 +262,15 @@ def swap_summary(stats: StatArrays) -> dict[str, Any]:
     prob, proposed = stats[SWAP_PROB.name], stats[SWAP_PROPOSED.name]
     counts = proposed.sum(axis=(0, 1))
     rates = prob.sum(axis=(0, 1)) / np.maximum(counts, 1)
-    return {"swap_rate": [float(p) if c else None for p, c in zip(rates, counts, strict=True)],
-            "round_trips": int(stats[ROUND_TRIPS.name][:, -1].sum())}
+    swap_rate = [float(p) if c else None for p, c in zip(rates, counts, strict=True)]
+    return {"swap_rate": swap_rate, "round_trips": int(stats[ROUND_TRIPS.name][:, -1].sum()),
+            **mixing_summary(swap_rate, stats[ROUND_TRIPS.name])}
 
 
 def swap_lines(summary: Mapping[str, Any]) -> list[str]:
     rates = " ".join("—" if r is None else f"{r:.2f}" for r in summary["swap_rate"])
     return [f"swap acceptance by pair (0-1, 1-2, ...): {rates}   "
-            f"round trips {summary['round_trips']}"]
+            f"round trips {summary['round_trips']}", *mixing_lines(summary)]
 
 
 SPEC = SamplerSpec(
