@@ -311,15 +311,20 @@ def test_file_model_may_be_a_factory_with_options(tmp_path):
 
 # --------------------------------------------------------------------------- slow comparisons
 
+def numpyro_nuts_draws(draws: int, seed: int) -> dict:
+    """NumPyro's own NUTS on the eight-schools example: 4 chains, 1000 warmup steps."""
+    es = example("eight_schools.py")
+    mcmc = numpyro.infer.MCMC(numpyro.infer.NUTS(es.eight_schools, target_accept_prob=0.9),
+                              num_warmup=1000, num_samples=draws, num_chains=4,
+                              chain_method="sequential", progress_bar=False)
+    mcmc.run(jax.random.key(seed), sigma=es.SIGMA, y=es.Y)
+    return mcmc.get_samples(group_by_chain=True)
+
+
 @pytest.mark.slow
 def test_numpyro_reference():
     """REFERENCE is NumPyro's NUTS on the example (recomputed; 4 × 25 000 draws)."""
-    es = example("eight_schools.py")
-    mcmc = numpyro.infer.MCMC(numpyro.infer.NUTS(es.eight_schools, target_accept_prob=0.9),
-                              num_warmup=1000, num_samples=25000, num_chains=4,
-                              chain_method="sequential", progress_bar=False)
-    mcmc.run(jax.random.key(123), sigma=es.SIGMA, y=es.Y)
-    samples = mcmc.get_samples(group_by_chain=True)
+    samples = numpyro_nuts_draws(25000, seed=123)
     for name, (mean, mcse) in REFERENCE.items():
         draws = np.asarray(samples[name])
         assert abs(z_combined(draws, mean, mcse)) < Z_BOUND, name
@@ -332,13 +337,8 @@ def test_numpyro_reference():
     ("pt", {"rungs": 4, "beta_min": 0.1, "inner": "nuts", "inner_steps": 1}, 4000),
 ])
 def test_our_samplers_match_numpyros_nuts_on_eight_schools(name, options, draws):
-    es = example("eight_schools.py")
-    mcmc = numpyro.infer.MCMC(numpyro.infer.NUTS(es.eight_schools, target_accept_prob=0.9),
-                              num_warmup=1000, num_samples=5000, num_chains=4,
-                              chain_method="sequential", progress_bar=False)
-    mcmc.run(jax.random.key(11), sigma=es.SIGMA, y=es.Y)
-    theirs = mcmc.get_samples(group_by_chain=True)
-    model = es.model
+    theirs = numpyro_nuts_draws(5000, seed=11)
+    model = example("eight_schools.py").model
     posterior = sample(model, get_sampler(name, model, **options), key=5, chains=4, draws=draws,
                        warmup=1000, progress=False).posterior
     for site in ("mu", "tau"):
