@@ -112,3 +112,25 @@ def test_vdm2014_runs_on_workers_give_the_local_draws(shared_cache):
     with dask_client(workers=1) as client:
         runner.fan_out([config], client)
     np.testing.assert_array_equal(runner.cache[config].draws, timed_run(*config, 20, 2).draws)
+
+
+@pytest.mark.slow  # a second cluster: ~15 s
+def test_an_existing_scheduler_gives_the_same_draws(tmp_path, shared_cache, capsys):
+    from cli_helpers import run_cli
+    from distributed import LocalCluster
+
+    plain = {"model": {}, "sampler": {}}
+    with LocalCluster(n_workers=2, threads_per_worker=1, host="127.0.0.1",
+                      dashboard_address=None) as cluster:
+        remote = run_and_save("mixture", "rwm", plain, draws=100, chain_method="dask",
+                              scheduler=cluster.scheduler_address, out=tmp_path / "d.nc",
+                              progress=False, **ARGS)
+    seq = run_and_save("mixture", "rwm", plain, draws=100, chain_method="sequential",
+                       out=tmp_path / "s.nc", progress=False, **ARGS)
+    assert_same_run(seq, remote)
+    code, _, err = run_cli(["sample", "--model", "mixture", "--sampler", "rwm", "--chains", "2",
+                            "--draws", "5", "--chain-method", "dask", "--scheduler",
+                            "tcp://127.0.0.1:9", "--out", tmp_path / "x.nc", "--no-progress"],
+                           capsys)
+    assert code == 2 and "cannot connect" in err and err.count("\n") == 1
+    assert not (tmp_path / "x.nc").exists()

@@ -126,7 +126,7 @@ def _client(workers: int | None, scheduler: str | None):
     distributed = _import_distributed()
     if scheduler:
         try:
-            return distributed.Client(scheduler, timeout=30), None
+            return distributed.Client(scheduler, timeout=10), None
         except (OSError, TimeoutError, ValueError) as err:
             raise UserInputError(f"--scheduler {scheduler}: cannot connect ({err})") from None
     cluster = distributed.LocalCluster(n_workers=workers or os.cpu_count() or 1,
