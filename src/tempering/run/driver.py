@@ -18,7 +18,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from importlib.metadata import version
-from typing import Any, NamedTuple
+from typing import Any
 
 import arviz as az
 import jax
@@ -32,7 +32,8 @@ from tempering.models.base import Model
 from tempering.run.checkpoint import Ledger, empty_like, take_rows, to_device
 from tempering.run.compiled import Compiled
 from tempering.run.output import build_inference_data, posterior_dataset
-from tempering.run.progress import RunProgress, done_line, run_progress
+from tempering.run.progress import done_line, run_progress
+from tempering.run.runner import Checkpointing, Keys, Runner
 
 
 class ChainMethod(StrEnum):
@@ -54,16 +55,6 @@ class RunResult:
     params: Any
     ledger: Ledger | None = None
     resume_attrs: dict[str, Any] | None = None
-
-
-class Checkpointing(NamedTuple):
-    """When the driver hands its ledger to ``write(ledger, resume_attrs)``: after warmup, then
-    whenever ``every`` more draws are done or ``seconds`` have passed since the last write (at the
-    end of a chunk; ``every`` also caps the chunk length)."""
-
-    write: Callable[[Ledger, dict[str, Any]], Any]
-    every: int | None = None
-    seconds: float | None = None
 
 
 def _as_key(key: int | jax.Array) -> tuple[jax.Array, Any]:
@@ -114,20 +105,11 @@ def _batches(ids: np.ndarray, chain_method: str) -> list[np.ndarray]:
     return [ids[i:i + 1] for i in range(len(ids))]
 
 
-class _Keys(NamedTuple):
-    """Per-chain keys of the initial point, warmup and sampling, and the initial positions."""
-
-    init: jax.Array
-    warm: jax.Array
-    sample: jax.Array
-    positions: jax.Array
-
-
-def _keys(model: Model, master: jax.Array, init: Any, chains: int) -> _Keys:
+def _keys(model: Model, master: jax.Array, init: Any, chains: int) -> Keys:
     chain_keys = jax.vmap(lambda c: jax.random.fold_in(master, c))(jnp.arange(chains))
     init_keys, warm_keys, sample_keys = jnp.moveaxis(
         jax.vmap(lambda k: jax.random.split(k, 3))(chain_keys), 1, 0)
-    return _Keys(init_keys, warm_keys, sample_keys,
+    return Keys(init_keys, warm_keys, sample_keys,
                  _initial_positions(model, init_keys, init, chains))
 
 
@@ -138,7 +120,7 @@ def new_ledger(algorithm: Algorithm, model: Model, *, key: int | jax.Array, chai
     return _empty_ledger(algorithm, _keys(model, _as_key(key)[0], init, chains), chains)
 
 
-def _empty_ledger(algorithm: Algorithm, keys: _Keys, chains: int) -> Ledger:
+def _empty_ledger(algorithm: Algorithm, keys: Keys, chains: int) -> Ledger:
     state = jax.eval_shape(jax.vmap(algorithm.init), keys.init, keys.positions)
     params = jax.tree.map(lambda p: np.broadcast_to(np.asarray(p), (chains, *np.shape(p))),
                           algorithm.params)
@@ -207,7 +189,7 @@ def run_chains(model: Model, algorithm: Algorithm, *, key: int | jax.Array, draw
     with run_progress(progress, algorithm.headline, int(warmup) * len(ids),
                       draws * len(ids)) as shown:
         shown.resumed(int(warmup) * int(ledger.warmed[ids].sum()), int(ledger.done[ids].sum()))
-        runner = _Runner(Compiled(algorithm, int(thin)), keys, ledger, shown, checkpointing,
+        runner = Runner(Compiled(algorithm, int(thin)), keys, ledger, shown, checkpointing,
                          resume_attrs, int(warmup), draws, chunk, on_progress)
         for rows in _batches(ids, str(chain_method)):
             runner.run(rows)
@@ -267,127 +249,6 @@ def _check_arguments(*, draws: int, chains: int, warmup: int, thin: int,
     if chain_method not in tuple(ChainMethod):
         raise UserInputError(f"chain_method must be vmap, sequential or dask "
                              f"(got {chain_method!r})")
-
-
-@dataclass
-class _Runner:
-    """Runs batches of chains into the ledger: init and warmup where a chain has not been warmed,
-    then sampling from each chain's draw count on, handing the ledger to the checkpoint writer
-    when one is due; the bar moves on as each phase starts and ends."""
-
-    compiled: Compiled
-    keys: _Keys
-    ledger: Ledger
-    shown: RunProgress
-    checkpointing: Checkpointing | None
-    resume_attrs: dict[str, Any]
-    warmup: int
-    draws: int
-    chunk: int
-    on_progress: Callable[[str, int], Any] | None = None
-    last_write: float = 0.0
-    started: float = 0.0
-    total_before: float = 0.0
-
-    def __post_init__(self) -> None:
-        self.last_write = self.started = time.perf_counter()
-        self.total_before = self.ledger.seconds.get("total", 0.0)
-
-    def clock(self) -> None:
-        """Bring the ledger's total wall seconds (all sessions of the run) up to now."""
-        self.ledger.seconds["total"] = self.total_before + time.perf_counter() - self.started
-
-    def run(self, rows: np.ndarray) -> None:
-        ledger = self.ledger
-        if (ledger.done[rows] >= self.draws).all():
-            return
-        warmed = bool(ledger.warmed[rows].all())
-        if warmed:
-            state, params = to_device(take_rows(ledger.state, rows)), to_device(
-                take_rows(ledger.params, rows))
-        else:
-            state = jax.block_until_ready(self.compiled.init(self.keys.init[rows],
-                                                             self.keys.positions[rows]))
-            params = to_device(take_rows(ledger.params, rows))
-        self._prepare(rows, state, params, 0 if warmed else self.warmup)
-        if not warmed:
-            state, params = self._warm(rows, state, params)
-        self._sample(rows, state, params)
-
-    def _prepare(self, rows: np.ndarray, state: Any, params: Any, warmup: int) -> None:
-        if self.compiled.prepared(len(rows), warmup, self.chunk):
-            return
-        self.shown.compiling()
-        before = self.compiled.compile_seconds
-        self.compiled.prepare(self.keys.warm[rows], self.keys.sample[rows], state, params, warmup,
-                              self.chunk)
-        spent = self.compiled.compile_seconds - before
-        self.ledger.seconds["compile"] = self.ledger.seconds.get("compile", 0.0) + spent
-        self.shown.compiled(spent)
-
-    def _warm(self, rows: np.ndarray, state: Any, params: Any) -> tuple[Any, Any]:
-        t0 = time.perf_counter()
-        cost = np.zeros(len(rows))
-        if self.warmup > 0:
-            self.shown.warming()
-            state, params, cost = self.compiled.warmup(self.keys.warm[rows], state, params,
-                                                       self.warmup)
-        jax.block_until_ready(state)
-        seconds = time.perf_counter() - t0
-        ledger = self.ledger
-        ledger.seconds["warmup"] = ledger.seconds.get("warmup", 0.0) + seconds
-        ledger.put(rows, state, params)
-        ledger.warmed[rows] = True
-        assert ledger.warm_cost is not None
-        ledger.warm_cost[rows] = np.asarray(cost)
-        if self.warmup > 0:
-            self.shown.warmed(self.warmup * len(rows), seconds)
-            self._tell("warmup", self.warmup * len(rows))
-            if self._due(0, 0):
-                self._write()
-        return state, params
-
-    def _sample(self, rows: np.ndarray, state: Any, params: Any) -> None:
-        ledger, n = self.ledger, len(rows)
-        self.shown.sampling()
-        t0 = time.perf_counter()
-        first = int(ledger.done[rows].min())
-        pieces: list[dict[str, np.ndarray]] = []
-        for start in range(first, self.draws, self.chunk):
-            length = min(self.chunk, self.draws - start)
-            state, record = self.compiled.chunk(self.keys.sample[rows], state, params, start,
-                                                length, self.chunk)
-            pieces.append(jax.tree.map(np.asarray, record))
-            ledger.put_records(rows, start, pieces[-1], self.draws)
-            ledger.done[rows] = start + length
-            self.shown.sampled(length * n, (start + length - first) * n,
-                               time.perf_counter() - t0, pieces)
-            self._tell("sampling", length * n)
-            if start + length < self.draws and self._due(start, start + length):
-                ledger.put(rows, state, params)
-                self._write()
-        seconds = time.perf_counter() - t0
-        ledger.seconds["sampling"] = ledger.seconds.get("sampling", 0.0) + seconds
-        ledger.put(rows, state, params)
-        self.shown.batch_sampled(seconds)
-
-    def _tell(self, phase: str, count: int) -> None:
-        if self.on_progress is not None:
-            self.on_progress(phase, count)
-
-    def _due(self, before: int, after: int) -> bool:
-        policy = self.checkpointing
-        if policy is None:
-            return False
-        if policy.every and (after == before or after // policy.every > before // policy.every):
-            return True  # (after == before: warmup has ended)
-        return bool(policy.seconds and time.perf_counter() - self.last_write >= policy.seconds)
-
-    def _write(self) -> None:
-        if self.checkpointing is not None:
-            self.clock()
-            self.checkpointing.write(self.ledger, self.resume_attrs)
-            self.last_write = time.perf_counter()
 
 
 def _posterior(model: Model, algorithm: Algorithm, theta: np.ndarray) -> xr.Dataset:

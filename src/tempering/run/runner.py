@@ -1,0 +1,156 @@
+"""Running batches of chains into a run's ledger (:class:`Runner`), and when to checkpoint it
+(:class:`Checkpointing`); the driver (:mod:`tempering.run.driver`) makes one per run."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+import jax
+import numpy as np
+
+from tempering.run.checkpoint import Ledger, take_rows, to_device
+from tempering.run.compiled import Compiled
+from tempering.run.progress import RunProgress
+
+
+class Checkpointing(NamedTuple):
+    """When the driver hands its ledger to ``write(ledger, resume_attrs)``: after warmup, then
+    whenever ``every`` more draws are done or ``seconds`` have passed since the last write (at the
+    end of a chunk; ``every`` also caps the chunk length)."""
+
+    write: Callable[[Ledger, dict[str, Any]], Any]
+    every: int | None = None
+    seconds: float | None = None
+
+
+class Keys(NamedTuple):
+    """Per-chain keys of the initial point, warmup and sampling, and the initial positions."""
+
+    init: jax.Array
+    warm: jax.Array
+    sample: jax.Array
+    positions: jax.Array
+
+
+@dataclass
+class Runner:
+    """Runs batches of chains into the ledger: init and warmup where a chain has not been warmed,
+    then sampling from each chain's draw count on, handing the ledger to the checkpoint writer
+    when one is due; the bar moves on as each phase starts and ends."""
+
+    compiled: Compiled
+    keys: Keys
+    ledger: Ledger
+    shown: RunProgress
+    checkpointing: Checkpointing | None
+    resume_attrs: dict[str, Any]
+    warmup: int
+    draws: int
+    chunk: int
+    on_progress: Callable[[str, int], Any] | None = None
+    last_write: float = 0.0
+    started: float = 0.0
+    total_before: float = 0.0
+
+    def __post_init__(self) -> None:
+        self.last_write = self.started = time.perf_counter()
+        self.total_before = self.ledger.seconds.get("total", 0.0)
+
+    def clock(self) -> None:
+        """Bring the ledger's total wall seconds (all sessions of the run) up to now."""
+        self.ledger.seconds["total"] = self.total_before + time.perf_counter() - self.started
+
+    def run(self, rows: np.ndarray) -> None:
+        ledger = self.ledger
+        if (ledger.done[rows] >= self.draws).all():
+            return
+        warmed = bool(ledger.warmed[rows].all())
+        if warmed:
+            state, params = to_device(take_rows(ledger.state, rows)), to_device(
+                take_rows(ledger.params, rows))
+        else:
+            state = jax.block_until_ready(self.compiled.init(self.keys.init[rows],
+                                                             self.keys.positions[rows]))
+            params = to_device(take_rows(ledger.params, rows))
+        self._prepare(rows, state, params, 0 if warmed else self.warmup)
+        if not warmed:
+            state, params = self._warm(rows, state, params)
+        self._sample(rows, state, params)
+
+    def _prepare(self, rows: np.ndarray, state: Any, params: Any, warmup: int) -> None:
+        if self.compiled.prepared(len(rows), warmup, self.chunk):
+            return
+        self.shown.compiling()
+        before = self.compiled.compile_seconds
+        self.compiled.prepare(self.keys.warm[rows], self.keys.sample[rows], state, params, warmup,
+                              self.chunk)
+        spent = self.compiled.compile_seconds - before
+        self.ledger.seconds["compile"] = self.ledger.seconds.get("compile", 0.0) + spent
+        self.shown.compiled(spent)
+
+    def _warm(self, rows: np.ndarray, state: Any, params: Any) -> tuple[Any, Any]:
+        t0 = time.perf_counter()
+        cost = np.zeros(len(rows))
+        if self.warmup > 0:
+            self.shown.warming()
+            state, params, cost = self.compiled.warmup(self.keys.warm[rows], state, params,
+                                                       self.warmup)
+        jax.block_until_ready(state)
+        seconds = time.perf_counter() - t0
+        ledger = self.ledger
+        ledger.seconds["warmup"] = ledger.seconds.get("warmup", 0.0) + seconds
+        ledger.put(rows, state, params)
+        ledger.warmed[rows] = True
+        assert ledger.warm_cost is not None
+        ledger.warm_cost[rows] = np.asarray(cost)
+        if self.warmup > 0:
+            self.shown.warmed(self.warmup * len(rows), seconds)
+            self._tell("warmup", self.warmup * len(rows))
+            if self._due(0, 0):
+                self._write()
+        return state, params
+
+    def _sample(self, rows: np.ndarray, state: Any, params: Any) -> None:
+        ledger, n = self.ledger, len(rows)
+        self.shown.sampling()
+        t0 = time.perf_counter()
+        first = int(ledger.done[rows].min())
+        pieces: list[dict[str, np.ndarray]] = []
+        for start in range(first, self.draws, self.chunk):
+            length = min(self.chunk, self.draws - start)
+            state, record = self.compiled.chunk(self.keys.sample[rows], state, params, start,
+                                                length, self.chunk)
+            pieces.append(jax.tree.map(np.asarray, record))
+            ledger.put_records(rows, start, pieces[-1], self.draws)
+            ledger.done[rows] = start + length
+            self.shown.sampled(length * n, (start + length - first) * n,
+                               time.perf_counter() - t0, pieces)
+            self._tell("sampling", length * n)
+            if start + length < self.draws and self._due(start, start + length):
+                ledger.put(rows, state, params)
+                self._write()
+        seconds = time.perf_counter() - t0
+        ledger.seconds["sampling"] = ledger.seconds.get("sampling", 0.0) + seconds
+        ledger.put(rows, state, params)
+        self.shown.batch_sampled(seconds)
+
+    def _tell(self, phase: str, count: int) -> None:
+        if self.on_progress is not None:
+            self.on_progress(phase, count)
+
+    def _due(self, before: int, after: int) -> bool:
+        policy = self.checkpointing
+        if policy is None:
+            return False
+        if policy.every and (after == before or after // policy.every > before // policy.every):
+            return True  # (after == before: warmup has ended)
+        return bool(policy.seconds and time.perf_counter() - self.last_write >= policy.seconds)
+
+    def _write(self) -> None:
+        if self.checkpointing is not None:
+            self.clock()
+            self.checkpointing.write(self.ledger, self.resume_attrs)
+            self.last_write = time.perf_counter()
