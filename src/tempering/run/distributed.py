@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 
 from tempering.errors import UserInputError
-from tempering.run.checkpoint import Ledger, write_run_file
+from tempering.run.checkpoint import Ledger, take_rows, write_run_file
 from tempering.run.driver import Checkpointing, RunResult, finish_run, key_from_record, run_chains
 from tempering.run.progress import done_line, run_progress
 
@@ -89,19 +89,13 @@ def _merge(ledgers: list[Ledger], groups: list[list[int]], draws: int) -> Ledger
     for ledger, rows in zip(ledgers[1:], groups[1:], strict=True):
         first.done[rows] = ledger.done[rows]
         first.warmed[rows] = ledger.warmed[rows]
-        first.put(rows, _rows(ledger.state, rows), _rows(ledger.params, rows))
+        first.put(rows, take_rows(ledger.state, rows), take_rows(ledger.params, rows))
         assert first.warm_cost is not None and ledger.warm_cost is not None
         first.warm_cost[rows] = ledger.warm_cost[rows]
         first.put_records(rows, 0, {k: v[rows] for k, v in ledger.record.items()}, draws)
         for name, seconds in ledger.seconds.items():  # groups run side by side: the longest
             first.seconds[name] = max(first.seconds.get(name, 0.0), seconds)
     return first
-
-
-def _rows(tree: Any, rows: list[int]) -> Any:
-    import jax
-
-    return jax.tree.map(lambda a: np.asarray(a)[rows], tree)
 
 
 @contextmanager
