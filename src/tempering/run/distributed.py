@@ -186,7 +186,3 @@ def _gather(client: Any, futures: list, algorithm: Any, job: dict[str, Any],
                               [])
         return client.gather(futures)
 
-
-def dask_job(attrs: dict[str, Any], checkpoint_every: int | None) -> dict[str, Any]:
-    """The job a group task needs: the run's rebuild attributes and the checkpoint interval."""
-    return {**attrs, "checkpoint_every": checkpoint_every}

@@ -81,11 +81,12 @@ def run_and_save(model_name: str, sampler_name: str, config: dict, *, chains: in
     model = get_model(model_name, **model_options)
     algorithm = get_sampler(sampler_name, model, **sampler_options)
     if chain_method == ChainMethod.DASK:
-        from tempering.run.distributed import dask_job, run_on_dask
+        from tempering.run.distributed import run_on_dask
 
         attrs = resume_attributes(model, algorithm, seed, init=init, chains=chains, draws=draws,
                                   warmup=warmup, thin=thin, chain_method=chain_method)
-        result = run_on_dask(model, algorithm, dask_job(attrs, checkpoint_every), out=out,
+        job = {**attrs, "checkpoint_every": checkpoint_every}
+        result = run_on_dask(model, algorithm, job, out=out,
                              workers=workers, scheduler=scheduler, progress=progress,
                              resume=resume)
     else:

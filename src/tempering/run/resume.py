@@ -17,7 +17,7 @@ from typing import Any
 from tempering.algorithms import get_sampler
 from tempering.errors import UserInputError
 from tempering.models import get_model
-from tempering.run.checkpoint import Ledger, open_checkpoint, read_attrs, read_ledger
+from tempering.run.checkpoint import Ledger, read_attrs, read_ledger
 from tempering.run.driver import key_from_record, new_ledger
 from tempering.run.files import REBUILD_ATTRS, run_and_save
 
@@ -77,9 +77,3 @@ def extend_run(path: str | Path, draws: int, progress: bool = False,
         raise UserInputError(f"{path}: the run has not finished; use `tempering resume` first")
     return _run(path, attrs, ledger, total + draws, progress, on_done)
 
-
-def checkpoint_progress(path: str | Path) -> tuple[int, int]:
-    """(least draws done by a chain, draws per chain) of the checkpoint in ``path``."""
-    ds = open_checkpoint(path)
-    attrs = read_attrs(path)
-    return int(ds["done"].values.min()), int(attrs.get("draws", 0))
