@@ -41,6 +41,8 @@ def test_gp_grad_prints_the_table_and_the_ratio_last(capsys):
     (["bench"], "name"),
     (["bench", "ee", "--n", 100], "--n must be at least 2000"),
     (["bench", "ee", "--dim", 3], "--dim"),
+    (["bench", "pt", "--n", 100], "--n and --dim do not apply"),
+    (["bench", "pt", "--repeats", 0], "--repeats must be positive"),
 ])
 def test_bad_input_is_one_line_exit_2(capsys, args, fragment):
     code, out, err = run_cli(args, capsys)

@@ -88,7 +88,7 @@ class TemperingOptions(InnerOptions):
 
     @model_validator(mode="after")
     def _prior_rung_fits(self) -> Self:
-        if self.prior_rung and self.rungs < 3:
+        if self.prior_rung and isinstance(self.rungs, int) and self.rungs < 3:
             raise ValueError("prior_rung: a ladder with a prior rung needs at least 3 rungs "
                              "(1, beta_min, 0)")
         return self

@@ -11,7 +11,10 @@ rungs m−1 and m, accepted with (seed 000 Eq. 2, corrected indices per the seed
 
 Swap schemes: ``sweep`` proposes every pair systematically from m = M down to 1 (the paper's
 choice); ``deo`` proposes the even pairs (m−1 even) on even iterations and the odd pairs on odd
-ones, the deterministic even/odd non-reversible scheme (Okabe et al. 2001; Syed et al. 2022).
+ones, the deterministic even/odd non-reversible scheme (Okabe et al. 2001; Syed et al. 2022);
+``seo`` picks even or odd at random each iteration, their stochastic (reversible) scheme, whose
+index process is a random walk (round-trip rate 1/(2N + 2Σ r/(1 − r)) against DEO's
+1/(2 + 2Σ r/(1 − r))). A sweep is neither: in one iteration a replica may cross many pairs.
 States move, not temperatures: per-rung tuning stays with its rung. Each side of a proposal is
 evaluated by initialising the other rung's kernel at the incoming state, so an accepted swap leaves
 every cached density (and gradient) belonging to the rung it now sits on; that costs c_m + c_{m−1}
@@ -28,42 +31,45 @@ cached density; evaluated, and counted, at β = 0) and its log importance weight
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from typing import Any, Literal, NamedTuple
+from collections.abc import Callable
+from typing import Annotated, Any, ClassVar, Literal, NamedTuple, Self
 
 import jax
 import jax.numpy as jnp
 import numpy as np
+from pydantic import Field, NonNegativeInt, model_validator
 
-from tempering.algorithms.base import Algorithm, AlgorithmInfo, Headline, Stat, rung_weight_stats
+from tempering.algorithms.base import Algorithm, AlgorithmInfo
 from tempering.algorithms.cost_model import pt_predicted_cost
 from tempering.algorithms.options import TemperingOptions
-from tempering.algorithms.pt_mixing import mixing_lines, mixing_summary
+from tempering.algorithms.pt_pilot import pilot_schedule, starting_betas
+from tempering.algorithms.pt_rounds import Rounds, round_record, run_rounds
+from tempering.algorithms.pt_stats import (
+    ALL_RUNGS_STATS,
+    BETA,
+    PT_HEADLINE,
+    PT_STATS,
+    REPLICA_AT_RUNG,
+    ROUND_TRIPS,
+    RUNG_ACCEPTANCE,
+    SWAP_ACCEPTED,
+    SWAP_LOG_UP,
+    SWAP_PROB,
+    SWAP_PROPOSED,
+)
+from tempering.algorithms.pt_summary import swap_lines, swap_summary
 from tempering.algorithms.rungs import ladder_facts, rung_slice, stack_rungs, warmup_rung
-from tempering.algorithms.spec import SamplerSpec, StatArrays
+from tempering.algorithms.spec import SamplerSpec
 from tempering.kernels.base import BoundKernel, evals_and_acceptance
-from tempering.ladders import TemperingLadder, power_tempering_ladder
+from tempering.ladders import (
+    TemperingLadder,
+    adaptive_power_ladder,
+    power_tempering_ladder,
+)
 from tempering.models.base import Model
 from tempering.numerics import metropolis, run_steps, select
 
 AT_NOTHING, AT_BOTTOM, AT_TOP = 0, 1, 2
-
-SWAP_PROB = Stat("swap_accept_prob", ("pair",),
-                 "acceptance probability of the swap of rungs (m−1, m); 0 when not proposed")
-SWAP_PROPOSED = Stat("swap_proposed", ("pair",), "whether the swap of (m−1, m) was proposed")
-SWAP_ACCEPTED = Stat("swap_accepted", ("pair",), "whether the swap of (m−1, m) was accepted")
-ROUND_TRIPS = Stat("round_trips", (), "completed bottom → top → bottom trips so far, all replicas")
-RUNG_ACCEPTANCE = Stat("rung_acceptance", ("ladder",), "inner-kernel acceptance on each rung")
-REPLICA_AT_RUNG = Stat("replica_at_rung", ("ladder",), "which replica sits on each rung")
-PT_STATS = (SWAP_PROB, SWAP_PROPOSED, SWAP_ACCEPTED, ROUND_TRIPS, RUNG_ACCEPTANCE,
-            REPLICA_AT_RUNG)
-ALL_RUNGS_STATS = rung_weight_stats(("ladder",))
-#: Swap acceptance (floor 0.05: below it the rungs barely exchange) and round trips.
-PT_HEADLINE = (Headline("swap accept", "swap_accepted", per="swap_proposed", floor=0.05,
-                        advice="neighbouring rungs are too far apart: more rungs, or a higher "
-                               "beta_min"),
-               Headline("round trips", "round_trips", last=True))
-
 
 class PTState(NamedTuple):
     replicas: tuple  # inner state on each rung
@@ -100,6 +106,7 @@ def propose_swaps(key: jax.Array, replicas: list, index: jax.Array, parity: jax.
     replicas = list(replicas)
     cost = jnp.zeros(())
     probs: list[Any] = [None] * top
+    log_up: list[Any] = [None] * top
     proposed_all: list[Any] = [None] * top
     accepted_all: list[Any] = [None] * top
     for m, k in zip(range(top, 0, -1), jax.random.split(key, top), strict=True):
@@ -115,16 +122,18 @@ def propose_swaps(key: jax.Array, replicas: list, index: jax.Array, parity: jax.
         index = jnp.where(accepted, swapped, index)
         cost = cost + jnp.where(proposed, rungs[m].cost + rungs[m - 1].cost, 0.0)
         probs[m - 1] = jnp.where(proposed, prob, 0.0)
+        log_up[m - 1] = jnp.where(proposed, lo_cand.logdensity - hi.logdensity, jnp.nan)
         proposed_all[m - 1], accepted_all[m - 1] = proposed, accepted
     stats = {SWAP_PROB.name: jnp.stack(probs), SWAP_PROPOSED.name: jnp.stack(proposed_all),
-             SWAP_ACCEPTED.name: jnp.stack(accepted_all)}
+             SWAP_ACCEPTED.name: jnp.stack(accepted_all), SWAP_LOG_UP.name: jnp.stack(log_up)}
     return tuple(replicas), index, cost, stats
 
 
 def parallel_tempering(ladder: TemperingLadder, bound: BoundKernel, params: Any, *,
                        name: str = "pt", swap: str = "sweep", inner_steps: int = 1,
                        log_ratio: Callable = swap_log_ratio,
-                       keep_all_rungs: Model | None = None) -> Algorithm:
+                       keep_all_rungs: Model | None = None,
+                       rounds: Rounds | None = None) -> Algorithm:
     """Build PT (power ladder) or SPT (subset ladder with ``redraw=False``).
 
     Parameters
@@ -132,22 +141,32 @@ def parallel_tempering(ladder: TemperingLadder, bound: BoundKernel, params: Any,
     params
         Inner-kernel parameters stacked over rungs (see ``rung_params``).
     swap
-        ``"sweep"`` (m = M..1 every iteration) or ``"deo"`` (even/odd pairs alternately).
+        ``"sweep"`` (m = M..1 every iteration), ``"deo"`` (even/odd pairs alternately) or
+        ``"seo"`` (even or odd pairs at random).
     log_ratio
         The swap log-ratio; replaceable only to show that a wrong one (e.g. transposed terms)
         breaks invariance.
     keep_all_rungs
         The model of a power ladder, to keep every rung's draws with their importance weights.
+    rounds
+        Adapt the schedule in warmup (:mod:`tempering.algorithms.pt_rounds`); the ladder must
+        carry its β's in its view (:func:`~tempering.ladders.adaptive_power_ladder`). The
+        parameters are then ``{"inner": ..., "schedule": ..., "rejection": ...}``.
     """
     if keep_all_rungs is not None and ladder.kind != "power":
         raise ValueError("keep_all_rungs needs a power ladder (subset rungs have no power weights)")
     if ladder.redraw:
         raise ValueError("parallel tempering keeps its subsets: use a ladder with redraw=False")
     n_rungs = ladder.num_rungs
+    if rounds is not None:
+        params = {"inner": params, **round_record(rounds.max_rounds, n_rungs)}
+
+    def inner(params):
+        return params if rounds is None else params["inner"]
 
     def kernels(view, params):
         rungs = ladder.rungs(view)
-        return rungs, [bound.make(r.log_density, rung_slice(params, m))
+        return rungs, [bound.make(r.log_density, rung_slice(inner(params), m))
                        for m, r in enumerate(rungs)]
 
     def init(key, position):
@@ -171,34 +190,60 @@ def parallel_tempering(ladder: TemperingLadder, bound: BoundKernel, params: Any,
             replicas.append(replica)
             rung_accept.append(accept / inner_steps)
             cost = cost + n_evals * rungs[m].cost
+        k_swap, k_parity = jax.random.split(k_swap)
+        parity = (jax.random.bernoulli(k_parity).astype(jnp.int32) if swap == "seo"
+                  else state.iteration % 2)
         replicas, index, swap_cost, stats = propose_swaps(
-            k_swap, replicas, state.replica_at_rung, state.iteration % 2, rungs, ks, swap,
-            log_ratio)
+            k_swap, replicas, state.replica_at_rung, parity, rungs, ks, swap, log_ratio)
         last_end, round_trips = update_round_trips(index, state.last_end, state.round_trips)
         new = PTState(replicas, index, last_end, round_trips, state.iteration + 1, state.view)
         stats |= {ROUND_TRIPS.name: round_trips, RUNG_ACCEPTANCE.name: jnp.stack(rung_accept),
-                  REPLICA_AT_RUNG.name: index}
+                  REPLICA_AT_RUNG.name: index,
+                  BETA.name: jnp.asarray(schedule(state), jnp.float64)}
         if keep_all_rungs is not None:
-            all_rungs, energy_cost = _all_rungs_stats(keep_all_rungs, ladder.betas, replicas)
+            all_rungs, energy_cost = _all_rungs_stats(keep_all_rungs, schedule(state), replicas)
             stats |= all_rungs
             cost = cost + energy_cost
         info = AlgorithmInfo(rung_accept[0], cost + swap_cost, replicas[0].logdensity, stats)
         return new, info
 
+    def reinit(state, params):
+        _, ks = kernels(state.view, params)
+        return state._replace(replicas=tuple(k.init(r.position)
+                                             for k, r in zip(ks, state.replicas, strict=True)))
+
+    def schedule(state):
+        return ladder.betas if rounds is None else state.view[0]
+
+    def warm_rungs(key, state, params, num_steps):
+        """Each rung's inner kernel adapted on its own density (no swaps)."""
+        rungs = ladder.rungs(state.view)
+        replicas, tuned, cost = [], [], jnp.zeros(())
+        for m, k in enumerate(jax.random.split(key, n_rungs)):
+            replica, p, n_evals = warmup_rung(bound, k, rungs[m].log_density, state.replicas[m],
+                                              rung_slice(inner(params), m), num_steps)
+            replicas.append(replica)
+            tuned.append(p)
+            cost = cost + n_evals * rungs[m].cost
+        tuned = stack_rungs(tuned)
+        return (state._replace(replicas=tuple(replicas)),
+                tuned if rounds is None else {**params, "inner": tuned}, cost)
+
     def warmup(key, state, params, num_steps):
+        if rounds is not None:  # the schedule first (full scans), then the inner kernels on it
+            k_rounds, k_rungs = jax.random.split(key)
+            scans = num_steps if bound.warmup is None else num_steps // 2
+            state, params, cost = run_rounds(step, _swap_stats, reinit, k_rounds, state, params,
+                                             scans, rounds)
+            if bound.warmup is None or num_steps == scans:
+                return state, params, cost
+            state, params, more = warm_rungs(k_rungs, state, params, num_steps - scans)
+            return state, params, cost + more
         if bound.warmup is None:
             state, cost = run_steps(lambda k, s: step(k, s, params), key, state, num_steps,
                                     lambda info: info.cost)
             return state, params, cost
-        rungs = ladder.rungs(state.view)
-        replicas, tuned, cost = [], [], jnp.zeros(())
-        for m, k in enumerate(jax.random.split(key, n_rungs)):
-            replica, p, n_evals = warmup_rung(bound, k, rungs[m].log_density,
-                                              state.replicas[m], rung_slice(params, m), num_steps)
-            replicas.append(replica)
-            tuned.append(p)
-            cost = cost + n_evals * rungs[m].cost
-        return state._replace(replicas=tuple(replicas)), stack_rungs(tuned), cost
+        return warm_rungs(key, state, params, num_steps)
 
     def position(state):
         if keep_all_rungs is None:
@@ -210,18 +255,24 @@ def parallel_tempering(ladder: TemperingLadder, bound: BoundKernel, params: Any,
     return Algorithm(name, init, warmup, step, position, params, stats, dims, headline=PT_HEADLINE)
 
 
-def _all_rungs_stats(model: Model, betas: tuple[float, ...], replicas) -> tuple[dict, jax.Array]:
-    """Every rung's index, U = log p(X | θ) and log weight (1 − β) U; the evaluations' cost."""
+def _swap_stats(info: AlgorithmInfo) -> tuple[jax.Array, jax.Array]:
+    return info.stats[SWAP_PROB.name], info.stats[SWAP_PROPOSED.name]
+
+
+def _all_rungs_stats(model: Model, betas, replicas) -> tuple[dict, jax.Array]:
+    """Every rung's index, U = log p(X | θ) and log weight (1 − β) U; the evaluations' cost.
+    A rung at β = 0 (fixed ladders only) evaluates log p(X | θ), counted."""
     energies, cost = [], jnp.zeros(())
-    for beta, replica in zip(betas, replicas, strict=True):
-        if beta > 0:
-            energies.append((replica.logdensity - model.log_prior(replica.position)) / beta)
-        else:
+    for m, replica in enumerate(replicas):
+        beta = betas[m]
+        if isinstance(beta, float) and beta == 0.0:
             energies.append(model.log_lik(replica.position))
             cost = cost + 1.0
+        else:
+            energies.append((replica.logdensity - model.log_prior(replica.position)) / beta)
     energy = jnp.stack(energies)
     one_minus = 1.0 - jnp.asarray(betas)
-    log_weight = jnp.where(one_minus == 0, 0.0, one_minus * energy)
+    log_weight = jnp.where(one_minus == 0, 0.0, one_minus * energy)  # 0 · (−∞) = 0 at β = 1
     rung, log_tempered, log_weight_stat = ALL_RUNGS_STATS
     return {rung.name: jnp.arange(len(betas), dtype=jnp.int32), log_tempered.name: energy,
             log_weight_stat.name: log_weight}, cost
@@ -231,46 +282,107 @@ def _all_rungs_stats(model: Model, betas: tuple[float, ...], replicas) -> tuple[
 
 
 class PTOptions(TemperingOptions):
-    """``swap``: ``sweep`` (every pair, m = M..1) or ``deo`` (even/odd pairs alternately);
-    ``keep_all_rungs``: write every rung's draws (IMC3, for importance tempering and evidence
-    estimates), not only the target's."""
+    """PT's options.
 
-    swap: Literal["sweep", "deo"] = "sweep"
+    ``schedule``: ``adaptive`` (the default, unless ``keep_all_rungs``) moves the β's during
+    warmup, in rounds of doubling length, to equal estimated communication barrier
+    (:mod:`tempering.algorithms.pt_rounds`; at most ``rounds`` rounds), then freezes them;
+    ``geometric`` keeps the fixed ladder of ``ladder``/``rungs``/``beta_min`` (geometric unless
+    ``ladder`` says otherwise), as the seed papers' runs do. The adaptive schedule runs from the
+    target to the prior (``prior_rung`` defaults to true with it, as Pigeons.jl's reference is the
+    prior): Λ is then the whole barrier and ``beta_min`` only places the first schedule's
+    second-last rung. ``rungs=auto`` (adaptive only)
+    chooses about 2Λ̂ + 1 rungs from a pilot (:mod:`tempering.algorithms.pt_pilot`), which
+    records the schedule it placed as ``start_betas``. ``swap``: ``deo`` (even/odd pairs
+    alternately, non-reversible; the default of the adaptive schedule), ``seo`` (even or odd at
+    random: reversible, for comparison) or ``sweep`` (every pair, m = M..1; the default of a fixed
+    one). ``keep_all_rungs``: write every rung's draws (IMC3,
+    for importance tempering and evidence estimates), not only the target's; it needs a fixed
+    schedule, since its importance weights use the file's β's.
+    """
+
+    #: Whether the adaptive schedule's last rung is the prior (β = 0) unless told otherwise.
+    PRIOR_REFERENCE: ClassVar[bool] = True
+
+    swap: Literal["sweep", "deo", "seo"] | None = None
     keep_all_rungs: bool = False
+    prior_rung: bool | None = None  # type: ignore[assignment]
+    schedule: Literal["adaptive", "geometric"] | None = None
+    rounds: int = Field(10, ge=1, le=24)
+    rungs: Annotated[int, Field(ge=2)] | Literal["auto"] = 7  # type: ignore[assignment]
+    start_betas: list[float] | None = Field(
+        None, description="the schedule warmup starts from (rungs=auto's pilot writes it)")
+    pilot_seed: NonNegativeInt = 0
+
+    @model_validator(mode="after")
+    def _schedule_defaults(self) -> Self:
+        if self.schedule is None:
+            self.schedule = "geometric" if self.keep_all_rungs else "adaptive"
+        if self.swap is None:
+            self.swap = "deo" if self.schedule == "adaptive" else "sweep"
+        if self.prior_rung is None:
+            self.prior_rung = self.PRIOR_REFERENCE and self.schedule == "adaptive"
+            if self.prior_rung and isinstance(self.rungs, int) and self.rungs < 3:
+                raise ValueError("rungs: the adaptive schedule ends at the prior, so it needs 3 "
+                                 "rungs at least (or prior_rung=false)")
+        if self.keep_all_rungs and self.schedule == "adaptive":
+            raise ValueError("keep_all_rungs: needs schedule=geometric (the importance weights "
+                             "use the run file's β's)")
+        if self.rungs == "auto" and self.schedule != "adaptive":
+            raise ValueError("rungs: auto needs schedule=adaptive")
+        if self.start_betas is not None:
+            _check_start(self.start_betas, self.rungs)
+        return self
+
+    def betas(self) -> np.ndarray:
+        """The schedule warmup starts from (``start_betas``, else the fixed ladder)."""
+        return starting_betas(self)
+
+    def resolve(self, model: Any) -> Self:
+        """The inner kernel's options, and with ``rungs=auto`` the pilot's rungs and schedule."""
+        resolved = super().resolve(model)
+        if resolved.rungs != "auto":
+            return resolved
+        return resolved.placed(model, build(model, resolved), choose_rungs=True)
+
+    def placed(self, model: Model, pilot: Algorithm, *, choose_rungs: bool) -> Self:
+        """These options with ``start_betas`` (and ``rungs``) placed by ``pilot``'s rounds."""
+        betas, _ = pilot_schedule(model, pilot, rounds=self.rounds, seed=self.pilot_seed,
+                                  choose_rungs=choose_rungs)
+        start = [float(b) for b in betas]
+        return self.model_copy(update={"rungs": len(start), "start_betas": start})
+
+
+def _check_start(betas: list[float], rungs: int | str) -> None:
+    if len(betas) < 2 or betas[0] != 1.0 or any(a <= b for a, b in zip(betas, betas[1:],
+                                                                        strict=False)):
+        raise ValueError("start_betas: must start at 1 and decrease strictly, two at least")
+    if betas[-1] < 0.0:
+        raise ValueError("start_betas: must be non-negative")
+    if rungs != len(betas):
+        raise ValueError(f"start_betas: {len(betas)} β's for rungs={rungs} (give both, equal)")
 
 
 def build(model: Model, options: PTOptions) -> Algorithm:
-    """PT on the powered-likelihood ladder of ``options``."""
-    ladder = power_tempering_ladder(model, options.betas())
+    """PT on the powered-likelihood ladder of ``options``, adaptive or fixed."""
+    adaptive = options.schedule == "adaptive"
+    ladder = (adaptive_power_ladder if adaptive else power_tempering_ladder)(model,
+                                                                             options.betas())
     return build_over(model, options, ladder,
-                      keep_all_rungs=model if options.keep_all_rungs else None)
+                      keep_all_rungs=model if options.keep_all_rungs else None,
+                      adaptive=adaptive)
 
 
 def build_over(model: Model, options: PTOptions, ladder: TemperingLadder,
-           keep_all_rungs: Model | None) -> Algorithm:
-    """PT over ``ladder`` with the inner kernel of ``options`` (shared with SPT)."""
+               keep_all_rungs: Model | None, adaptive: bool = False) -> Algorithm:
+    """PT over ``ladder`` with the inner kernel of ``options`` (shared with SPT); with
+    ``adaptive``, warmup moves the schedule (the ladder carries it in its view)."""
     spec, bound = options.bind_inner(model.dim)
+    rounds = Rounds(options.rounds, lambda b: spec.rung_params(bound, b)) if adaptive else None
     algorithm = parallel_tempering(ladder, bound, spec.rung_params(bound, ladder.betas),
-                                   swap=options.swap, inner_steps=options.inner_steps,
-                                   keep_all_rungs=keep_all_rungs)
-    return algorithm._replace(facts=ladder_facts(ladder))
-
-
-def swap_summary(stats: StatArrays) -> dict[str, Any]:
-    """Swap rate per adjacent pair and round trips. A pair's rate is its summed acceptance
-    probability over the iterations that proposed it (with ``deo``, every other iteration)."""
-    prob, proposed = stats[SWAP_PROB.name], stats[SWAP_PROPOSED.name]
-    counts = proposed.sum(axis=(0, 1))
-    rates = prob.sum(axis=(0, 1)) / np.maximum(counts, 1)
-    swap_rate = [float(p) if c else None for p, c in zip(rates, counts, strict=True)]
-    return {"swap_rate": swap_rate, "round_trips": int(stats[ROUND_TRIPS.name][:, -1].sum()),
-            **mixing_summary(swap_rate, stats[ROUND_TRIPS.name])}
-
-
-def swap_lines(summary: Mapping[str, Any]) -> list[str]:
-    rates = " ".join("—" if r is None else f"{r:.2f}" for r in summary["swap_rate"])
-    return [f"swap acceptance by pair (0-1, 1-2, ...): {rates}   "
-            f"round trips {summary['round_trips']}", *mixing_lines(summary)]
+                                   swap=str(options.swap), inner_steps=options.inner_steps,
+                                   keep_all_rungs=keep_all_rungs, rounds=rounds)
+    return algorithm._replace(facts={**ladder_facts(ladder), "schedule": [options.schedule]})
 
 
 SPEC = SamplerSpec(

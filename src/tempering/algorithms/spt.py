@@ -3,9 +3,16 @@ rung m is the posterior given a subset X_m of N_m = round(β_m N) data points, h
 log p(X_m | θ) (Eq. 9), at cost (N_m/N)^α per evaluation (Eq. 10). The subsets are drawn when a
 chain starts and kept (``redraw=False``): each chain runs exact PT on a fixed ladder. The
 algorithm is :func:`tempering.algorithms.pt.parallel_tempering`; this module only picks the ladder.
+
+With ``schedule=adaptive`` (the default) the β's, and so the subset sizes, are placed before the
+run by a pilot on masked subset ladders (:mod:`tempering.algorithms.pt_pilot`): the sizes are
+static shapes, so a compiled warmup cannot move them, and the chains' warmup adapts only the inner
+kernel. The resolved options record the placed schedule as ``start_betas``.
 """
 
 from __future__ import annotations
+
+from typing import Any, Self
 
 from pydantic import field_validator
 
@@ -14,12 +21,16 @@ from tempering.algorithms.cost_model import pt_predicted_cost
 from tempering.algorithms.options import SubsetOptions
 from tempering.algorithms.pt import PT_STATS, PTOptions, build_over, swap_lines, swap_summary
 from tempering.algorithms.spec import SamplerSpec
-from tempering.ladders import subset_tempering_ladder
+from tempering.errors import UserInputError
+from tempering.ladders import adaptive_subset_ladder, subset_tempering_ladder
 from tempering.models.base import Model
 
 
 class SPTOptions(PTOptions, SubsetOptions):
-    """PT's options over a subset ladder; ``keep_all_rungs`` is refused (no power weights)."""
+    """PT's options over a subset ladder; ``keep_all_rungs`` is refused (no power weights), and
+    the adaptive schedule ends at ``beta_min`` (a subset rung has one data point at least)."""
+
+    PRIOR_REFERENCE = False
 
     @field_validator("keep_all_rungs")
     @classmethod
@@ -27,6 +38,19 @@ class SPTOptions(PTOptions, SubsetOptions):
         if value:
             raise ValueError("only pt keeps every rung (subset rungs have no power weights)")
         return value
+
+    def resolve(self, model: Any) -> Self:
+        """The inner kernel's options and, for the adaptive schedule, the pilot's β's."""
+        resolved = super(PTOptions, self).resolve(model)
+        if resolved.schedule != "adaptive" or resolved.start_betas is not None:
+            return resolved
+        if model.log_lik_terms_fn is None:
+            raise UserInputError(f"sampler.schedule: spt places an adaptive schedule with "
+                                 f"per-datum likelihood terms, which {model.name} does not "
+                                 "have; use schedule=geometric")
+        ladder = adaptive_subset_ladder(model, resolved.betas(), subsets=resolved.subsets)
+        pilot = build_over(model, resolved, ladder, keep_all_rungs=None, adaptive=True)
+        return resolved.placed(model, pilot, choose_rungs=resolved.rungs == "auto")
 
 
 def build(model: Model, options: SPTOptions) -> Algorithm:

@@ -4,8 +4,8 @@ benchmarks report ratios measured in one run (DESIGN.md), not tests."""
 
 from __future__ import annotations
 
-from tempering.bench import ee, ensemble, gp_grad, mint
+from tempering.bench import ee, ensemble, gp_grad, mint, pt
 from tempering.registry import Registry, RunnableSpec
 
 BENCHMARKS: Registry[RunnableSpec] = Registry("benchmark", (gp_grad.SPEC, mint.SPEC, ee.SPEC,
-                                                           ensemble.SPEC))
+                                                           ensemble.SPEC, pt.SPEC))

@@ -242,7 +242,7 @@ def predict(
 
 @app.command()
 def bench(
-    name: Annotated[str, typer.Argument(help="Which benchmark: gp-grad, mint, ee, ensemble.")],
+    name: Annotated[str, typer.Argument(help="Which benchmark: gp-grad, mint, ee, ensemble, pt.")],
     n: Annotated[int | None, typer.Option(
         help="Data points (gp-grad: an n × n covariance, default 1024; mint: a synthetic "
              "stand-in instead of the bundled digits; ee: the mixture's, default 10000; "
@@ -252,12 +252,14 @@ def bench(
         help="Covariates D (gp-grad: default 18; mint: synthetic features).")] = None,
     repeats: Annotated[int | None, typer.Option(
         help="Timed rounds; medians are reported (default 10; ensemble: 3; ee: the budget, "
-             "× 2000 data passes, default 5).")] = None,
+             "× 2000 data passes, default 5; pt: thousands of draws per chain, default 4).")
+    ] = None,
 ) -> None:
     """Time a computation after compilation (gp-grad: GP value+gradient in Cholesky units;
     mint: data passes to 99% test accuracy, MINT vs full-batch MH; ee: data passes to visit all
     50 modes and to a mode-mass error of 0.005, MINTEE vs EE vs PT; ensemble: seconds per slow
-    evaluation, Metropolis vs the ensembles, and min-ESS/s vs NUTS and NumPyro on GP-ARD)."""
+    evaluation, Metropolis vs the ensembles, and min-ESS/s vs NUTS and NumPyro on GP-ARD; pt:
+    round trips and mode-indicator ESS/s, adaptive DEO PT vs geometric sweep PT)."""
     from tempering.bench import BENCHMARKS
 
     extra = {} if repeats is None else {"repeats": repeats}

@@ -31,7 +31,7 @@ HMC_STEPS = {"mvn_mean": 10, "gp_regression": 5}
 STEP_SIZE = {"hmc": 0.01, "rwm": 0.1}
 #: Ladder of §4.3: M = 6 auxiliary distributions (7 rungs), β_* = 1/8, swaps M..1 ("sweep").
 LADDER: dict[str, int | float | str] = {"rungs": 7, "beta_min": 0.125, "inner_steps": 1,
-                                        "swap": "sweep"}
+                                        "swap": "sweep", "schedule": "geometric"}
 LADDER_RUNGS = 7
 
 
@@ -76,7 +76,7 @@ def sampler_options(model_name: str, sampler: str, inner: str) -> dict:
     if sampler == BASE:
         return kernel
     fields = SAMPLERS.get(sampler).options.model_fields
-    ladder = {k: v for k, v in LADDER.items() if k in fields}  # `swap` for PT and SPT only
+    ladder = {k: v for k, v in LADDER.items() if k in fields}  # `swap`, `schedule`: PT, SPT
     return {"inner": inner, **ladder, **kernel}
 
 

@@ -124,17 +124,17 @@ class KernelSpec(NamedTuple):
     options: type[Options]
     bind: Callable[[Any, int], BoundKernel]
     summary: str
-    scale_for_rung: Callable[[dict[str, Array], np.ndarray], dict[str, Array]] | None = None
+    scale_for_rung: Callable[[dict[str, Array], Array], dict[str, Array]] | None = None
     gradient: bool = False
     single_proposal: bool = False
 
-    def rung_params(self, bound: BoundKernel, betas: Sequence[float] | np.ndarray
+    def rung_params(self, bound: BoundKernel, betas: Sequence[float] | np.ndarray | Array
                     ) -> dict[str, Array]:
         """``bound``'s tunable parameters stacked over rungs (leading axis = rung), with the
         kernel's per-rung rule applied (RWM: σ_m = σ β_m^(−1/2), seed 000 §4.3; HMC's ε, slice
         widths and NUTS's start are the same on every rung — warmup may adapt each rung's own)."""
-        beta = np.asarray(betas, dtype=float)
-        stacked = jax.tree.map(lambda p: jnp.stack([p] * len(beta)), bound.params)
+        beta = jnp.asarray(betas, dtype=jnp.float64)  # traced while a schedule adapts
+        stacked = jax.tree.map(lambda p: jnp.stack([p] * beta.shape[0]), bound.params)
         return stacked if self.scale_for_rung is None else self.scale_for_rung(stacked, beta)
 
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import blackjax
 import jax.numpy as jnp
-import numpy as np
 from pydantic import Field, PositiveFloat
 
 from tempering.config import Options
@@ -54,8 +53,9 @@ def bind(options: RwmOptions, dim: int) -> BoundKernel:
 def scale_for_rung(params, betas):
     """σ_m = σ β_m^(−1/2) on rung m (seed 000 §4.3); a prior rung (β = 0) takes the scale of the
     smallest positive β."""
-    floor = betas[betas > 0].min()
-    scale = jnp.asarray(np.maximum(betas, floor), jnp.float64) ** -0.5
+    betas = jnp.asarray(betas, jnp.float64)
+    floor = jnp.min(jnp.where(betas > 0, betas, jnp.inf))
+    scale = jnp.maximum(betas, floor) ** -0.5
     return {**params, "step_size": params["step_size"] * scale[:, None]}
 
 

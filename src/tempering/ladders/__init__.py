@@ -1,5 +1,6 @@
 """Rungs of a temperature or approximation ladder, and the schedules that place them."""
 
+from tempering.ladders.adaptive import barrier_profile, cumulative_barrier, equal_barrier_betas
 from tempering.ladders.base import Ladder, Rung, power_ladder, target_rung
 from tempering.ladders.schedule import (
     geometric_betas,
@@ -9,6 +10,8 @@ from tempering.ladders.schedule import (
 )
 from tempering.ladders.tempering import (
     TemperingLadder,
+    adaptive_power_ladder,
+    adaptive_subset_ladder,
     power_tempering_ladder,
     subset_sizes,
     subset_tempering_ladder,
@@ -18,6 +21,11 @@ __all__ = [
     "Ladder",
     "Rung",
     "TemperingLadder",
+    "adaptive_power_ladder",
+    "adaptive_subset_ladder",
+    "barrier_profile",
+    "cumulative_barrier",
+    "equal_barrier_betas",
     "geometric_betas",
     "harmonic_betas",
     "ladder_betas",

@@ -72,6 +72,75 @@ def power_tempering_ladder(model: Model, betas: np.ndarray) -> TemperingLadder:
                            (1.0,) * len(betas), False, lambda key: (), lambda view: rungs)
 
 
+def adaptive_power_ladder(model: Model, betas: np.ndarray) -> TemperingLadder:
+    """The powered-likelihood ladder with its β's in the view, so that warmup may move them.
+
+    The view is ``(β,)``, an (M + 1,) array starting at ``betas``; ``rungs(view)`` builds
+    h_m(θ) = log p(θ) + β_m log p(X | θ) from it, traced (a β of 0 is the prior rung). A
+    sampler that adapts its schedule (:func:`tempering.ladders.adaptive.equal_barrier_betas`)
+    replaces the view during warmup and keeps it fixed afterwards.
+    """
+    start = tuple(float(b) for b in betas)
+    if not start or start[0] != 1.0:
+        raise ValueError("a ladder starts at the target: betas[0] must be 1")
+    n = model.n_data
+
+    def rungs(view):
+        def rung(beta):
+            def log_density(theta):
+                log_lik = model.log_lik(theta)
+                tempered = jnp.where(beta > 0, beta * jnp.where(beta > 0, log_lik, 0.0), 0.0)
+                return finite_or_neg_inf(model.log_prior(theta) + tempered)
+
+            return Rung(log_density, 1.0, None)
+
+        return tuple(rung(view[0][m]) for m in range(len(start)))
+
+    return TemperingLadder("power", start, (n,) * len(start), (1.0,) * len(start), False,
+                           lambda key: (jnp.asarray(start),), rungs)
+
+
+def adaptive_subset_ladder(model: Model, betas: np.ndarray, *,
+                           subsets: Literal["nested", "independent"] = "nested"
+                           ) -> TemperingLadder:
+    """Subset rungs whose sizes N_m = max(1, round(β_m N)) follow traced β's: a pilot's ladder.
+
+    The view is ``(β, permutations)``. Rung m sums the per-datum terms of the first N_m points of
+    its permutation (one shared permutation for ``nested`` subsets) under a mask, so every rung
+    evaluates all N terms: shapes stay static while the β's move, which is what lets one
+    compilation place an SPT schedule (:mod:`tempering.algorithms.pt_pilot`). The rungs' costs
+    are the starting schedule's (N_m / N)^α; the sampler itself then runs on a
+    :func:`subset_tempering_ladder` with the placed β's.
+    """
+    if model.log_lik_terms_fn is None:
+        raise ValueError("the adaptive subset schedule needs a model with per-datum terms")
+    n = model.n_data
+    start = tuple(float(b) for b in betas)
+    sizes = subset_sizes(np.asarray(start), n)
+    count = 1 if subsets == "nested" else len(start) - 1
+
+    def draw_view(key):
+        perms = jnp.stack([jax.random.permutation(k, n) for k in jax.random.split(key, count)])
+        return (jnp.asarray(start), perms)
+
+    def rungs(view):
+        def rung(m):
+            data = jax.tree.map(lambda a: jnp.take(a, view[1][min(m - 1, count - 1)], axis=0),
+                                model.data)
+            mask = jnp.arange(n) < jnp.maximum(1.0, jnp.round(view[0][m] * n))
+
+            def log_density(theta):
+                terms = jnp.where(mask, model.log_lik_terms(theta, data), 0.0)
+                return finite_or_neg_inf(model.log_prior(theta) + jnp.sum(terms))
+
+            return Rung(log_density, (sizes[m] / n) ** model.alpha, None)
+
+        return (Rung(model.log_density, 1.0, 1.0), *(rung(m) for m in range(1, len(start))))
+
+    return TemperingLadder("subset", start, sizes, tuple((s / n) ** model.alpha for s in sizes),
+                           False, draw_view, rungs)
+
+
 def subset_sizes(betas: np.ndarray, n: int) -> tuple[int, ...]:
     """N_m = round(β_m N), at least 1; N_0 = N."""
     return tuple(max(1, int(round(float(b) * n))) for b in betas)

@@ -9,6 +9,7 @@ from typing import Any
 
 from tempering.config import validate_options
 from tempering.models import (
+    barrier,
     bnn,
     changepoint,
     gp_const,
@@ -35,6 +36,7 @@ MODELS: Registry[ModelSpec] = Registry("model", (
     logistic.SPEC,
     bnn.SPEC,
     modes2d.SPEC,
+    barrier.SPEC,
 ))
 
 

@@ -1,0 +1,115 @@
+"""Round-based schedule adaptation of parallel tempering during warmup (Syed, Bouchard-Côté,
+Deligiannidis & Doucet 2021, JRSS-B, §5.1 and Algorithm 4; the rounds of Pigeons.jl).
+
+Warmup is cut into rounds of 1, 2, 4, … scans. Over a round the swap acceptance probability of
+every adjacent pair is averaged (the probabilities, not the 0/1 outcomes: the same mean, lower
+variance), giving rejections r_i; at the round's end the schedule moves to equal estimated
+communication barrier (:func:`tempering.ladders.adaptive.equal_barrier_betas`) and the
+accumulators restart, so each round's estimate comes from the schedule it ran on. A round in
+which some pair was never proposed (the first, single-scan round under even/odd swaps) keeps its
+schedule. Steps after the last round keep the last schedule. The schedule lives in the chain
+state (the ladder's view); warmup alone moves it, so sampling runs a fixed ladder and is exact.
+
+What each round ran on is recorded in the parameters: ``schedule`` (rounds, rungs), the β's
+after each round, and ``rejection`` (rounds, pairs), the rejections it measured (NaN for rounds
+not run and pairs not proposed).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, NamedTuple
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from tempering.ladders import equal_barrier_betas
+
+
+class Rounds(NamedTuple):
+    """How a PT warmup adapts its schedule.
+
+    Attributes
+    ----------
+    max_rounds
+        Rounds at most (the warmup's length may allow fewer: 2^R − 1 scans make R rounds).
+    inner_for
+        β's ↦ the inner kernel's rung-stacked parameters (the kernel's per-rung rule, e.g. RWM's
+        σ_m = σ β_m^(−1/2)), applied after each move of the schedule.
+    """
+
+    max_rounds: int
+    inner_for: Callable[[jax.Array], Any]
+
+
+def round_record(rounds: int, rungs: int) -> dict[str, jax.Array]:
+    """The empty record of ``rounds`` rounds on ``rungs`` rungs (NaN = not run)."""
+    return {"schedule": jnp.full((rounds, rungs), jnp.nan),
+            "rejection": jnp.full((rounds, rungs - 1), jnp.nan)}
+
+
+def rounds_in(num_steps: int, max_rounds: int) -> int:
+    """Complete rounds in ``num_steps`` scans: R with 2^R − 1 ≤ num_steps, at most
+    ``max_rounds``."""
+    return min(int(max_rounds), int(np.floor(np.log2(int(num_steps) + 1))))
+
+
+def run_rounds(step: Callable, swap_stats: Callable, reinit: Callable, key: jax.Array,
+               state: Any, params: dict[str, Any], num_steps: int, rounds: Rounds
+               ) -> tuple[Any, dict[str, Any], jax.Array]:
+    """``num_steps`` PT scans with the schedule moved at the end of each round.
+
+    Parameters
+    ----------
+    step
+        (key, state, params) ↦ (state, info): one PT iteration; ``state.view[0]`` is the β's.
+    swap_stats
+        info ↦ (acceptance probability per pair, whether each pair was proposed).
+    reinit
+        (state, params) ↦ the state with every replica's kernel state rebuilt at its rung
+        (cached densities and gradients are the old schedule's once the β's move).
+    params
+        ``{"inner": ..., "schedule": ..., "rejection": ...}`` (:func:`round_record`).
+
+    Returns
+    -------
+    The state on the last schedule, the parameters with the inner kernel's for that schedule
+    and the round record, and the cost of the scans.
+    """
+    count = rounds_in(num_steps, rounds.max_rounds)
+    pairs = params["rejection"].shape[1]
+
+    def body(t, carry):
+        state, params, prob_sum, proposed_sum, cost = carry
+        state, info = step(jax.random.fold_in(key, t), state, params)
+        prob, proposed = swap_stats(info)
+        prob_sum, proposed_sum = prob_sum + prob, proposed_sum + proposed
+        u = t + 2  # round r ends after scan t when t + 2 = 2^(r + 1)
+        r = jnp.round(jnp.log2(u.astype(jnp.float64))).astype(jnp.int32) - 1
+        ends = ((u & (u - 1)) == 0) & (r < count)
+        seen = proposed_sum > 0
+        rejection = 1.0 - prob_sum / jnp.maximum(proposed_sum, 1)
+        betas = state.view[0]
+        moved = equal_barrier_betas(betas, rejection)
+        move = ends & jnp.all(seen)
+        new_betas = jnp.where(move, moved, betas)
+        row = jnp.clip(r, 0, params["schedule"].shape[0] - 1)
+        params = {
+            **params,
+            "inner": jax.tree.map(lambda a, b: jnp.where(move, a, b), rounds.inner_for(new_betas),
+                                  params["inner"]),
+            "schedule": params["schedule"].at[row].set(
+                jnp.where(ends, new_betas, params["schedule"][row])),
+            "rejection": params["rejection"].at[row].set(
+                jnp.where(ends, jnp.where(seen, rejection, jnp.nan), params["rejection"][row])),
+        }
+        moved_state = reinit(state._replace(view=(new_betas, *state.view[1:])), params)
+        state = jax.tree.map(lambda a, b: jnp.where(move, a, b), moved_state, state)
+        keep = 1.0 - ends.astype(prob_sum.dtype)
+        return state, params, prob_sum * keep, proposed_sum * keep, cost + info.cost
+
+    zeros = jnp.zeros(pairs)
+    state, params, _, _, cost = jax.lax.fori_loop(
+        0, int(num_steps), body, (state, params, zeros, zeros, jnp.zeros(())))
+    return state, params, cost

@@ -1,0 +1,76 @@
+"""Geweke test of the adapted schedule (issue 15): PT on a frozen adapted schedule — the traced-β
+ladder that warmup moves (:func:`tempering.ladders.adaptive_power_ladder`) — leaves the posterior
+invariant; a schedule that keeps adapting during sampling (the warmup rounds left running) does
+not, and the same test catches it.
+
+The harness is ``test_tempering_geweke``'s: the conjugate Gaussian model, hot replicas drawn
+exactly from their rungs (at the schedule in force when the step starts), then one PT step.
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+from support import cases, check_geweke, conjugate_geweke, conjugate_model
+
+from tempering.algorithms.pt import parallel_tempering
+from tempering.algorithms.pt_rounds import Rounds
+from tempering.kernels import KERNELS
+from tempering.ladders import adaptive_power_ladder, equal_barrier_betas
+
+N_OBS, DIM, CHAINS, ITERATIONS, SCANS = 4, 2, 16, 8000, 4
+#: A schedule as warmup leaves it: 4 rungs placed at equal barrier from uneven rejections.
+ADAPTED = np.asarray(equal_barrier_betas(np.array([1.0, 0.3, 0.09, 0.02]),
+                                         np.array([0.5, 0.2, 0.1])))
+
+
+def build(model):
+    spec = KERNELS.get("rwm")
+    bound = spec.bind(spec.options(step_size=0.8), DIM)
+    return parallel_tempering(adaptive_power_ladder(model, ADAPTED), bound,
+                              spec.rung_params(bound, ADAPTED), swap="deo",
+                              rounds=Rounds(4, lambda b: spec.rung_params(bound, b)))
+
+
+def exact_hot(key, betas, y):
+    """Exact draws from rungs 1..M at ``betas`` given y (Gaussian tempered posteriors)."""
+    draws = []
+    for m, k in enumerate(jax.random.split(key, len(ADAPTED) - 1), start=1):
+        precision, total = 1.0 + betas[m] * N_OBS, betas[m] * jnp.sum(y, axis=0)
+        draws.append(total / precision + jax.random.normal(k, (DIM,)) / jnp.sqrt(precision))
+    return draws
+
+
+def updater(keeps_adapting: bool):
+    """Four PT scans from exact hot replicas: on the frozen schedule, or (BROKEN) with the warmup
+    rounds still running, so that the schedule moves after the third scan by the swap odds the
+    chain has just seen, and the fourth runs on the moved schedule."""
+
+    def update(key, theta, y):
+        k_init, k_hot, k_parity, k_run = jax.random.split(key, 4)
+        algorithm = build(conjugate_model(y))
+        state = algorithm.init(k_init, theta)
+        state = algorithm.init(k_init, jnp.stack([theta, *exact_hot(k_hot, state.view[0], y)]))
+        state = state._replace(iteration=jax.random.bernoulli(k_parity).astype(jnp.int32))
+        if keeps_adapting:
+            state, _, _ = algorithm.warmup(k_run, state, algorithm.params, SCANS)
+        else:
+            for k in jax.random.split(k_run, SCANS):
+                state, _ = algorithm.step(k, state, algorithm.params)
+        return algorithm.position(state)
+
+    return update
+
+
+CASES = cases(correct={"frozen_adapted_schedule": False},
+              broken={"schedule_adapting_in_sampling": True})
+
+
+# the broken variant (~30 s, compile-dominated) runs in make test-slow
+@pytest.mark.parametrize("case", [pytest.param(c, marks=pytest.mark.slow) if c.broken else c
+                                  for c in CASES], ids=lambda c: c.name)
+def test_adapted_schedule_geweke(case):
+    check_geweke(case, conjugate_geweke(updater(case.build), n_obs=N_OBS, dim=DIM,
+                                        chains=CHAINS, iterations=ITERATIONS, seed=5))
