@@ -68,9 +68,39 @@ CASES = cases(correct={"frozen_adapted_schedule": False},
               broken={"schedule_adapting_in_sampling": True})
 
 
-# the broken variant (~30 s, compile-dominated) runs in make test-slow
-@pytest.mark.parametrize("case", [pytest.param(c, marks=pytest.mark.slow) if c.broken else c
-                                  for c in CASES], ids=lambda c: c.name)
+# both (~50 s and ~30 s) run in make test-slow; make test checks instead that PT on a frozen
+# adapted ladder takes the very steps of PT on the fixed ladder Geweke-tested in
+# test_tempering_geweke (test_frozen_adapted_ladder_steps_like_the_fixed_one below)
+@pytest.mark.slow
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
 def test_adapted_schedule_geweke(case):
     check_geweke(case, conjugate_geweke(updater(case.build), n_obs=N_OBS, dim=DIM,
                                         chains=CHAINS, iterations=ITERATIONS, seed=5))
+
+
+def test_frozen_adapted_ladder_steps_like_the_fixed_one():
+    """Same key, same start: PT on the traced-β ladder holding ``ADAPTED`` and PT on the fixed
+    power ladder at ``ADAPTED`` make the same moves, swaps and costs for 30 iterations."""
+    from tempering.ladders import power_tempering_ladder
+
+    y = jax.random.normal(jax.random.key(0), (N_OBS, DIM)) + 0.5
+    model = conjugate_model(y)
+    spec = KERNELS.get("rwm")
+    bound = spec.bind(spec.options(step_size=0.8), DIM)
+    fixed = parallel_tempering(power_tempering_ladder(model, ADAPTED), bound,
+                               spec.rung_params(bound, ADAPTED), swap="deo")
+    adapted = build(model)
+
+    def run(algorithm):
+        state = algorithm.init(jax.random.key(1), jnp.zeros(DIM))
+
+        def body(state, key):
+            state, info = algorithm.step(key, state, algorithm.params)
+            return state, (jnp.stack([r.position for r in state.replicas]), info.cost,
+                           info.stats["swap_accepted"])
+
+        return jax.lax.scan(body, state, jax.random.split(jax.random.key(2), 30))[1]
+
+    for a, b in zip(run(fixed), run(adapted), strict=True):
+        np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-12, atol=1e-12)
+    assert np.asarray(run(adapted)[2]).any()  # some swaps were accepted
