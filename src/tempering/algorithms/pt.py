@@ -32,17 +32,12 @@ cached density; evaluated, and counted, at β = 0) and its log importance weight
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Annotated, Any, ClassVar, Literal, NamedTuple, Self
+from typing import Any, NamedTuple
 
 import jax
 import jax.numpy as jnp
-import numpy as np
-from pydantic import Field, NonNegativeInt, model_validator
 
 from tempering.algorithms.base import Algorithm, AlgorithmInfo
-from tempering.algorithms.cost_model import pt_predicted_cost
-from tempering.algorithms.options import TemperingOptions
-from tempering.algorithms.pt_pilot import pilot_schedule, starting_betas
 from tempering.algorithms.pt_rounds import Rounds, round_record, run_rounds
 from tempering.algorithms.pt_stats import (
     ALL_RUNGS_STATS,
@@ -57,14 +52,10 @@ from tempering.algorithms.pt_stats import (
     SWAP_PROB,
     SWAP_PROPOSED,
 )
-from tempering.algorithms.pt_summary import swap_lines, swap_summary
-from tempering.algorithms.rungs import ladder_facts, rung_slice, stack_rungs, warmup_rung
-from tempering.algorithms.spec import SamplerSpec
+from tempering.algorithms.rungs import rung_slice, stack_rungs, warmup_rung
 from tempering.kernels.base import BoundKernel, evals_and_acceptance
 from tempering.ladders import (
     TemperingLadder,
-    adaptive_power_ladder,
-    power_tempering_ladder,
 )
 from tempering.models.base import Model
 from tempering.numerics import metropolis, run_steps, select
@@ -171,33 +162,20 @@ def parallel_tempering(ladder: TemperingLadder, bound: BoundKernel, params: Any,
 
     def init(key, position):
         view = ladder.draw_view(key)
-        _, ks = kernels(view, params)
-        positions = position if position.ndim == 2 else jnp.broadcast_to(
-            position, (n_rungs, position.shape[-1]))
-        replicas = tuple(k.init(positions[m]) for m, k in enumerate(ks))
-        index = jnp.arange(n_rungs)
-        last_end = jnp.zeros(n_rungs, jnp.int32).at[0].set(AT_BOTTOM)
-        return PTState(replicas, index, last_end, jnp.zeros((), jnp.int32),
-                       jnp.zeros((), jnp.int32), view)
+        return initial_state(kernels(view, params)[1], position, view)
 
     def step(key, state, params):
         k_inner, k_swap = jax.random.split(key)
         rungs, ks = kernels(state.view, params)
-        replicas, cost, rung_accept = [], jnp.zeros(()), []
-        for m, k in enumerate(jax.random.split(k_inner, n_rungs)):
-            replica, (n_evals, accept) = run_steps(ks[m].step, k, state.replicas[m], inner_steps,
-                                                   evals_and_acceptance)
-            replicas.append(replica)
-            rung_accept.append(accept / inner_steps)
-            cost = cost + n_evals * rungs[m].cost
+        replicas, cost, rung_accept = inner_updates(k_inner, rungs, ks, state.replicas,
+                                                    inner_steps)
         k_swap, k_parity = jax.random.split(k_swap)
         parity = (jax.random.bernoulli(k_parity).astype(jnp.int32) if swap == "seo"
                   else state.iteration % 2)
         replicas, index, swap_cost, stats = propose_swaps(
             k_swap, replicas, state.replica_at_rung, parity, rungs, ks, swap, log_ratio)
-        last_end, round_trips = update_round_trips(index, state.last_end, state.round_trips)
-        new = PTState(replicas, index, last_end, round_trips, state.iteration + 1, state.view)
-        stats |= {ROUND_TRIPS.name: round_trips, RUNG_ACCEPTANCE.name: jnp.stack(rung_accept),
+        new = moved_state(state, replicas, index)
+        stats |= {ROUND_TRIPS.name: new.round_trips, RUNG_ACCEPTANCE.name: jnp.stack(rung_accept),
                   REPLICA_AT_RUNG.name: index,
                   BETA.name: jnp.asarray(schedule(state), jnp.float64)}
         if keep_all_rungs is not None:
@@ -215,20 +193,6 @@ def parallel_tempering(ladder: TemperingLadder, bound: BoundKernel, params: Any,
     def schedule(state):
         return ladder.betas if rounds is None else state.view[0]
 
-    def warm_rungs(key, state, params, num_steps):
-        """Each rung's inner kernel adapted on its own density (no swaps)."""
-        rungs = ladder.rungs(state.view)
-        replicas, tuned, cost = [], [], jnp.zeros(())
-        for m, k in enumerate(jax.random.split(key, n_rungs)):
-            replica, p, n_evals = warmup_rung(bound, k, rungs[m].log_density, state.replicas[m],
-                                              rung_slice(inner(params), m), num_steps)
-            replicas.append(replica)
-            tuned.append(p)
-            cost = cost + n_evals * rungs[m].cost
-        tuned = stack_rungs(tuned)
-        return (state._replace(replicas=tuple(replicas)),
-                tuned if rounds is None else {**params, "inner": tuned}, cost)
-
     def warmup(key, state, params, num_steps):
         if rounds is not None:  # the schedule first (full scans), then the inner kernels on it
             k_rounds, k_rungs = jax.random.split(key)
@@ -237,13 +201,14 @@ def parallel_tempering(ladder: TemperingLadder, bound: BoundKernel, params: Any,
                                              scans, rounds)
             if bound.warmup is None or num_steps == scans:
                 return state, params, cost
-            state, params, more = warm_rungs(k_rungs, state, params, num_steps - scans)
-            return state, params, cost + more
+            state, tuned, more = warm_rungs(ladder, bound, k_rungs, state, params["inner"],
+                                            num_steps - scans)
+            return state, {**params, "inner": tuned}, cost + more
         if bound.warmup is None:
             state, cost = run_steps(lambda k, s: step(k, s, params), key, state, num_steps,
                                     lambda info: info.cost)
             return state, params, cost
-        return warm_rungs(key, state, params, num_steps)
+        return warm_rungs(ladder, bound, key, state, params, num_steps)
 
     def position(state):
         if keep_all_rungs is None:
@@ -253,6 +218,52 @@ def parallel_tempering(ladder: TemperingLadder, bound: BoundKernel, params: Any,
     stats = PT_STATS + (ALL_RUNGS_STATS if keep_all_rungs is not None else ())
     dims = ("ladder",) if keep_all_rungs is not None else ()
     return Algorithm(name, init, warmup, step, position, params, stats, dims, headline=PT_HEADLINE)
+
+
+def initial_state(ks: list, position: jax.Array, view: tuple) -> PTState:
+    """Every rung's kernel started at ``position`` (one per rung when 2-D), replica m on rung m."""
+    n_rungs = len(ks)
+    positions = position if position.ndim == 2 else jnp.broadcast_to(
+        position, (n_rungs, position.shape[-1]))
+    replicas = tuple(k.init(positions[m]) for m, k in enumerate(ks))
+    last_end = jnp.zeros(n_rungs, jnp.int32).at[0].set(AT_BOTTOM)
+    return PTState(replicas, jnp.arange(n_rungs), last_end, jnp.zeros((), jnp.int32),
+                   jnp.zeros((), jnp.int32), view)
+
+
+def moved_state(state: PTState, replicas: list, index: jax.Array) -> PTState:
+    """The state after an iteration's swaps: round trips counted, the iteration advanced."""
+    last_end, round_trips = update_round_trips(index, state.last_end, state.round_trips)
+    return PTState(tuple(replicas), index, last_end, round_trips, state.iteration + 1,
+                   state.view)
+
+
+def inner_updates(key: jax.Array, rungs, ks: list, replicas: tuple, inner_steps: int
+                  ) -> tuple[list, jax.Array, list]:
+    """``inner_steps`` inner updates on every rung: the replicas, their cost and each rung's
+    mean acceptance."""
+    out, cost, accepts = [], jnp.zeros(()), []
+    for m, k in enumerate(jax.random.split(key, len(ks))):
+        replica, (n_evals, accept) = run_steps(ks[m].step, k, replicas[m], inner_steps,
+                                               evals_and_acceptance)
+        out.append(replica)
+        accepts.append(accept / inner_steps)
+        cost = cost + n_evals * rungs[m].cost
+    return out, cost, accepts
+
+
+def warm_rungs(ladder: TemperingLadder, bound: BoundKernel, key: jax.Array, state: PTState,
+               params: Any, num_steps: int) -> tuple[PTState, Any, jax.Array]:
+    """Each rung's inner kernel adapted on its own density, no swaps (rung-stacked ``params``)."""
+    rungs = ladder.rungs(state.view)
+    replicas, tuned, cost = [], [], jnp.zeros(())
+    for m, k in enumerate(jax.random.split(key, len(rungs))):
+        replica, p, n_evals = warmup_rung(bound, k, rungs[m].log_density, state.replicas[m],
+                                          rung_slice(params, m), num_steps)
+        replicas.append(replica)
+        tuned.append(p)
+        cost = cost + n_evals * rungs[m].cost
+    return state._replace(replicas=tuple(replicas)), stack_rungs(tuned), cost
 
 
 def _swap_stats(info: AlgorithmInfo) -> tuple[jax.Array, jax.Array]:
@@ -276,116 +287,3 @@ def _all_rungs_stats(model: Model, betas, replicas) -> tuple[dict, jax.Array]:
     rung, log_tempered, log_weight_stat = ALL_RUNGS_STATS
     return {rung.name: jnp.arange(len(betas), dtype=jnp.int32), log_tempered.name: energy,
             log_weight_stat.name: log_weight}, cost
-
-
-# --------------------------------------------------------------------------- the samplers
-
-
-class PTOptions(TemperingOptions):
-    """PT's options.
-
-    ``schedule``: ``adaptive`` (the default, unless ``keep_all_rungs``) moves the β's during
-    warmup, in rounds of doubling length, to equal estimated communication barrier
-    (:mod:`tempering.algorithms.pt_rounds`; at most ``rounds`` rounds), then freezes them;
-    ``geometric`` keeps the fixed ladder of ``ladder``/``rungs``/``beta_min`` (geometric unless
-    ``ladder`` says otherwise), as the seed papers' runs do. The adaptive schedule runs from the
-    target to the prior (``prior_rung`` defaults to true with it, as Pigeons.jl's reference is the
-    prior): Λ is then the whole barrier and ``beta_min`` only places the first schedule's
-    second-last rung. ``rungs=auto`` (adaptive only)
-    chooses about 2Λ̂ + 1 rungs from a pilot (:mod:`tempering.algorithms.pt_pilot`), which
-    records the schedule it placed as ``start_betas``. ``swap``: ``deo`` (even/odd pairs
-    alternately, non-reversible; the default of the adaptive schedule), ``seo`` (even or odd at
-    random: reversible, for comparison) or ``sweep`` (every pair, m = M..1; the default of a fixed
-    one). ``keep_all_rungs``: write every rung's draws (IMC3,
-    for importance tempering and evidence estimates), not only the target's; it needs a fixed
-    schedule, since its importance weights use the file's β's.
-    """
-
-    #: Whether the adaptive schedule's last rung is the prior (β = 0) unless told otherwise.
-    PRIOR_REFERENCE: ClassVar[bool] = True
-
-    swap: Literal["sweep", "deo", "seo"] | None = None
-    keep_all_rungs: bool = False
-    prior_rung: bool | None = None  # type: ignore[assignment]
-    schedule: Literal["adaptive", "geometric"] | None = None
-    rounds: int = Field(10, ge=1, le=24)
-    rungs: Annotated[int, Field(ge=2)] | Literal["auto"] = 7  # type: ignore[assignment]
-    start_betas: list[float] | None = Field(
-        None, description="the schedule warmup starts from (rungs=auto's pilot writes it)")
-    pilot_seed: NonNegativeInt = 0
-
-    @model_validator(mode="after")
-    def _schedule_defaults(self) -> Self:
-        if self.schedule is None:
-            self.schedule = "geometric" if self.keep_all_rungs else "adaptive"
-        if self.swap is None:
-            self.swap = "deo" if self.schedule == "adaptive" else "sweep"
-        if self.prior_rung is None:
-            self.prior_rung = self.PRIOR_REFERENCE and self.schedule == "adaptive"
-            if self.prior_rung and isinstance(self.rungs, int) and self.rungs < 3:
-                raise ValueError("rungs: the adaptive schedule ends at the prior, so it needs 3 "
-                                 "rungs at least (or prior_rung=false)")
-        if self.keep_all_rungs and self.schedule == "adaptive":
-            raise ValueError("keep_all_rungs: needs schedule=geometric (the importance weights "
-                             "use the run file's β's)")
-        if self.rungs == "auto" and self.schedule != "adaptive":
-            raise ValueError("rungs: auto needs schedule=adaptive")
-        if self.start_betas is not None:
-            _check_start(self.start_betas, self.rungs)
-        return self
-
-    def betas(self) -> np.ndarray:
-        """The schedule warmup starts from (``start_betas``, else the fixed ladder)."""
-        return starting_betas(self)
-
-    def resolve(self, model: Any) -> Self:
-        """The inner kernel's options, and with ``rungs=auto`` the pilot's rungs and schedule."""
-        resolved = super().resolve(model)
-        if resolved.rungs != "auto":
-            return resolved
-        return resolved.placed(model, build(model, resolved), choose_rungs=True)
-
-    def placed(self, model: Model, pilot: Algorithm, *, choose_rungs: bool) -> Self:
-        """These options with ``start_betas`` (and ``rungs``) placed by ``pilot``'s rounds."""
-        betas, _ = pilot_schedule(model, pilot, rounds=self.rounds, seed=self.pilot_seed,
-                                  choose_rungs=choose_rungs)
-        start = [float(b) for b in betas]
-        return self.model_copy(update={"rungs": len(start), "start_betas": start})
-
-
-def _check_start(betas: list[float], rungs: int | str) -> None:
-    if len(betas) < 2 or betas[0] != 1.0 or any(a <= b for a, b in zip(betas, betas[1:],
-                                                                        strict=False)):
-        raise ValueError("start_betas: must start at 1 and decrease strictly, two at least")
-    if betas[-1] < 0.0:
-        raise ValueError("start_betas: must be non-negative")
-    if rungs != len(betas):
-        raise ValueError(f"start_betas: {len(betas)} β's for rungs={rungs} (give both, equal)")
-
-
-def build(model: Model, options: PTOptions) -> Algorithm:
-    """PT on the powered-likelihood ladder of ``options``, adaptive or fixed."""
-    adaptive = options.schedule == "adaptive"
-    ladder = (adaptive_power_ladder if adaptive else power_tempering_ladder)(model,
-                                                                             options.betas())
-    return build_over(model, options, ladder,
-                      keep_all_rungs=model if options.keep_all_rungs else None,
-                      adaptive=adaptive)
-
-
-def build_over(model: Model, options: PTOptions, ladder: TemperingLadder,
-               keep_all_rungs: Model | None, adaptive: bool = False) -> Algorithm:
-    """PT over ``ladder`` with the inner kernel of ``options`` (shared with SPT); with
-    ``adaptive``, warmup moves the schedule (the ladder carries it in its view)."""
-    spec, bound = options.bind_inner(model.dim)
-    rounds = Rounds(options.rounds, lambda b: spec.rung_params(bound, b)) if adaptive else None
-    algorithm = parallel_tempering(ladder, bound, spec.rung_params(bound, ladder.betas),
-                                   swap=str(options.swap), inner_steps=options.inner_steps,
-                                   keep_all_rungs=keep_all_rungs, rounds=rounds)
-    return algorithm._replace(facts={**ladder_facts(ladder), "schedule": [options.schedule]})
-
-
-SPEC = SamplerSpec(
-    "pt", "parallel tempering, powered likelihood (seed 000); also takes the inner kernel's "
-    "options", PTOptions, build, PT_STATS + ALL_RUNGS_STATS, swap_summary, swap_lines,
-    predicted_cost=pt_predicted_cost)

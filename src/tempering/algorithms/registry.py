@@ -16,7 +16,7 @@ from tempering.algorithms import (
     ensemble_sampler,
     mint,
     mintee,
-    pt,
+    pt_sampler,
     sghmc,
     sgld,
     single_kernel,
@@ -35,7 +35,7 @@ from tempering.registry import Registry
 
 SAMPLERS: Registry[SamplerSpec] = Registry("sampler", (
     *(single_kernel.spec_for(kernel) for kernel in KERNELS.builtin),
-    pt.SPEC,
+    pt_sampler.SPEC,
     spt.SPEC,
     tt.SPEC,
     stt.SPEC,

@@ -19,7 +19,9 @@ from pydantic import field_validator
 from tempering.algorithms.base import Algorithm
 from tempering.algorithms.cost_model import pt_predicted_cost
 from tempering.algorithms.options import SubsetOptions
-from tempering.algorithms.pt import PT_STATS, PTOptions, build_over, swap_lines, swap_summary
+from tempering.algorithms.pt_sampler import PTOptions, build_over
+from tempering.algorithms.pt_stats import PT_STATS
+from tempering.algorithms.pt_summary import swap_lines, swap_summary
 from tempering.algorithms.spec import SamplerSpec
 from tempering.errors import UserInputError
 from tempering.ladders import adaptive_subset_ladder, subset_tempering_ladder

@@ -1,0 +1,133 @@
+"""The ``pt`` sampler: parallel tempering on the powered-likelihood ladder
+(:func:`tempering.algorithms.pt.parallel_tempering`), its options — the fixed or adaptive
+schedule, ``rungs=auto``, the swap scheme — and the builder that SPT shares."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, ClassVar, Literal, Self
+
+import numpy as np
+from pydantic import Field, NonNegativeInt, model_validator
+
+from tempering.algorithms.base import Algorithm
+from tempering.algorithms.cost_model import pt_predicted_cost
+from tempering.algorithms.options import TemperingOptions
+from tempering.algorithms.pt import parallel_tempering
+from tempering.algorithms.pt_pilot import pilot_schedule, starting_betas
+from tempering.algorithms.pt_rounds import Rounds
+from tempering.algorithms.pt_stats import ALL_RUNGS_STATS, PT_STATS
+from tempering.algorithms.pt_summary import swap_lines, swap_summary
+from tempering.algorithms.rungs import ladder_facts
+from tempering.algorithms.spec import SamplerSpec
+from tempering.ladders import TemperingLadder, adaptive_power_ladder, power_tempering_ladder
+from tempering.models.base import Model
+
+
+class PTOptions(TemperingOptions):
+    """PT's options.
+
+    ``schedule``: ``adaptive`` (the default, unless ``keep_all_rungs``) moves the β's during
+    warmup, in rounds of doubling length, to equal estimated communication barrier
+    (:mod:`tempering.algorithms.pt_rounds`; at most ``rounds`` rounds), then freezes them;
+    ``geometric`` keeps the fixed ladder of ``ladder``/``rungs``/``beta_min`` (geometric unless
+    ``ladder`` says otherwise), as the seed papers' runs do. The adaptive schedule runs from the
+    target to the prior (``prior_rung`` defaults to true with it, as Pigeons.jl's reference is the
+    prior): Λ is then the whole barrier and ``beta_min`` only places the first schedule's
+    second-last rung. ``rungs=auto`` (adaptive only)
+    chooses about 2Λ̂ + 1 rungs from a pilot (:mod:`tempering.algorithms.pt_pilot`), which
+    records the schedule it placed as ``start_betas``. ``swap``: ``deo`` (even/odd pairs
+    alternately, non-reversible; the default of the adaptive schedule), ``seo`` (even or odd at
+    random: reversible, for comparison) or ``sweep`` (every pair, m = M..1; the default of a fixed
+    one). ``keep_all_rungs``: write every rung's draws (IMC3,
+    for importance tempering and evidence estimates), not only the target's; it needs a fixed
+    schedule, since its importance weights use the file's β's.
+    """
+
+    #: Whether the adaptive schedule's last rung is the prior (β = 0) unless told otherwise.
+    PRIOR_REFERENCE: ClassVar[bool] = True
+
+    swap: Literal["sweep", "deo", "seo"] | None = None
+    keep_all_rungs: bool = False
+    prior_rung: bool | None = None  # type: ignore[assignment]
+    schedule: Literal["adaptive", "geometric"] | None = None
+    rounds: int = Field(10, ge=1, le=24)
+    rungs: Annotated[int, Field(ge=2)] | Literal["auto"] = 7  # type: ignore[assignment]
+    start_betas: list[float] | None = Field(
+        None, description="the schedule warmup starts from (rungs=auto's pilot writes it)")
+    pilot_seed: NonNegativeInt = 0
+
+    @model_validator(mode="after")
+    def _schedule_defaults(self) -> Self:
+        if self.schedule is None:
+            self.schedule = "geometric" if self.keep_all_rungs else "adaptive"
+        if self.swap is None:
+            self.swap = "deo" if self.schedule == "adaptive" else "sweep"
+        if self.prior_rung is None:
+            self.prior_rung = self.PRIOR_REFERENCE and self.schedule == "adaptive"
+            if self.prior_rung and isinstance(self.rungs, int) and self.rungs < 3:
+                raise ValueError("rungs: the adaptive schedule ends at the prior, so it needs 3 "
+                                 "rungs at least (or prior_rung=false)")
+        if self.keep_all_rungs and self.schedule == "adaptive":
+            raise ValueError("keep_all_rungs: needs schedule=geometric (the importance weights "
+                             "use the run file's β's)")
+        if self.rungs == "auto" and self.schedule != "adaptive":
+            raise ValueError("rungs: auto needs schedule=adaptive")
+        if self.start_betas is not None:
+            _check_start(self.start_betas, self.rungs)
+        return self
+
+    def betas(self) -> np.ndarray:
+        """The schedule warmup starts from (``start_betas``, else the fixed ladder)."""
+        return starting_betas(self)
+
+    def resolve(self, model: Any) -> Self:
+        """The inner kernel's options, and with ``rungs=auto`` the pilot's rungs and schedule."""
+        resolved = super().resolve(model)
+        if resolved.rungs != "auto":
+            return resolved
+        return resolved.placed(model, build(model, resolved), choose_rungs=True)
+
+    def placed(self, model: Model, pilot: Algorithm, *, choose_rungs: bool) -> Self:
+        """These options with ``start_betas`` (and ``rungs``) placed by ``pilot``'s rounds."""
+        betas, _ = pilot_schedule(model, pilot, rounds=self.rounds, seed=self.pilot_seed,
+                                  choose_rungs=choose_rungs)
+        start = [float(b) for b in betas]
+        return self.model_copy(update={"rungs": len(start), "start_betas": start})
+
+
+def _check_start(betas: list[float], rungs: int | str) -> None:
+    if len(betas) < 2 or betas[0] != 1.0 or any(a <= b for a, b in zip(betas, betas[1:],
+                                                                        strict=False)):
+        raise ValueError("start_betas: must start at 1 and decrease strictly, two at least")
+    if betas[-1] < 0.0:
+        raise ValueError("start_betas: must be non-negative")
+    if rungs != len(betas):
+        raise ValueError(f"start_betas: {len(betas)} β's for rungs={rungs} (give both, equal)")
+
+
+def build(model: Model, options: PTOptions) -> Algorithm:
+    """PT on the powered-likelihood ladder of ``options``, adaptive or fixed."""
+    adaptive = options.schedule == "adaptive"
+    ladder = (adaptive_power_ladder if adaptive else power_tempering_ladder)(model,
+                                                                             options.betas())
+    return build_over(model, options, ladder,
+                      keep_all_rungs=model if options.keep_all_rungs else None,
+                      adaptive=adaptive)
+
+
+def build_over(model: Model, options: PTOptions, ladder: TemperingLadder,
+               keep_all_rungs: Model | None, adaptive: bool = False) -> Algorithm:
+    """PT over ``ladder`` with the inner kernel of ``options`` (shared with SPT); with
+    ``adaptive``, warmup moves the schedule (the ladder carries it in its view)."""
+    spec, bound = options.bind_inner(model.dim)
+    rounds = Rounds(options.rounds, lambda b: spec.rung_params(bound, b)) if adaptive else None
+    algorithm = parallel_tempering(ladder, bound, spec.rung_params(bound, ladder.betas),
+                                   swap=str(options.swap), inner_steps=options.inner_steps,
+                                   keep_all_rungs=keep_all_rungs, rounds=rounds)
+    return algorithm._replace(facts={**ladder_facts(ladder), "schedule": [options.schedule]})
+
+
+SPEC = SamplerSpec(
+    "pt", "parallel tempering, powered likelihood (seed 000); also takes the inner kernel's "
+    "options", PTOptions, build, PT_STATS + ALL_RUNGS_STATS, swap_summary, swap_lines,
+    predicted_cost=pt_predicted_cost)
