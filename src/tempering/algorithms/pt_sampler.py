@@ -46,10 +46,13 @@ class PTOptions(TemperingOptions):
     #: Whether the adaptive schedule's last rung is the prior (β = 0) unless told otherwise.
     PRIOR_REFERENCE: ClassVar[bool] = True
 
-    swap: Literal["sweep", "deo", "seo"] | None = None
+    swap: Literal["sweep", "deo", "seo"] | None = Field(
+        None, description="default: deo with the adaptive schedule, sweep with a fixed one")
     keep_all_rungs: bool = False
-    prior_rung: bool | None = None  # type: ignore[assignment]
-    schedule: Literal["adaptive", "geometric"] | None = None
+    prior_rung: bool | None = Field(  # type: ignore[assignment]
+        None, description="default: true with pt's adaptive schedule")
+    schedule: Literal["adaptive", "geometric"] | None = Field(
+        None, description="default: adaptive, geometric with keep_all_rungs")
     rounds: int = Field(10, ge=1, le=24)
     rungs: Annotated[int, Field(ge=2)] | Literal["auto"] = 7  # type: ignore[assignment]
     start_betas: list[float] | None = Field(
