@@ -20,6 +20,7 @@ import jax
 import numpy as np
 
 from tempering.algorithms.base import Algorithm
+from tempering.errors import UserInputError
 from tempering.ladders import equal_barrier_betas, ladder_betas
 from tempering.models.base import Model
 
@@ -33,7 +34,8 @@ def pilot_schedule(model: Model, adaptive: Algorithm, *, rounds: int, seed: int,
     carries its β's: :func:`~tempering.ladders.adaptive_power_ladder`, or
     :func:`~tempering.ladders.adaptive_subset_ladder` for SPT): one compilation, 2^rounds − 1
     scans of one chain. Λ̂ and the placement come from the last round that measured every pair;
-    with ``choose_rungs``, ⌈2Λ̂⌉ + 1 rungs (at least 2) at equal Λ̂, else as many as now."""
+    with ``choose_rungs``, ⌈2Λ̂⌉ + 1 rungs (at least 2, or 3 with the prior) at equal Λ̂, else
+    as many as now."""
     k_start, k_init, k_warm = jax.random.split(jax.random.PRNGKey(seed), 3)
     state = adaptive.init(k_init, model.init_position(k_start))
     warmup = jax.jit(adaptive.warmup, static_argnums=3)
@@ -41,11 +43,13 @@ def pilot_schedule(model: Model, adaptive: Algorithm, *, rounds: int, seed: int,
     rejection, schedule = np.asarray(params["rejection"]), np.asarray(params["schedule"])
     measured = [r for r in range(len(rejection)) if np.all(np.isfinite(rejection[r]))]
     if not measured:
-        raise ValueError("rounds: the pilot measured no round; give more rounds")
+        raise UserInputError("sampler.rounds: the pilot measured no round (even/odd swaps "
+                             "see every pair from the second round on); give 2 rounds or more")
     last = measured[-1]
     ran_on = schedule[last - 1] if last > 0 else np.asarray(adaptive.facts["betas"])
     barrier = float(np.sum(np.clip(rejection[last], 0.0, 1.0)))
-    count = max(2, int(np.ceil(2.0 * barrier)) + 1) if choose_rungs else len(ran_on)
+    fewest = 3 if ran_on[-1] == 0.0 else 2  # 1, a β > 0 and the prior
+    count = max(fewest, int(np.ceil(2.0 * barrier)) + 1) if choose_rungs else len(ran_on)
     return np.asarray(equal_barrier_betas(ran_on, rejection[last], rungs=count)), barrier
 
 
