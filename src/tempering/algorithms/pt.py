@@ -186,9 +186,9 @@ def parallel_tempering(ladder: TemperingLadder, bound: BoundKernel, params: Any,
         return new, info
 
     def reinit(state, params):
-        _, ks = kernels(state.view, params)
-        return state._replace(replicas=tuple(k.init(r.position)
-                                             for k, r in zip(ks, state.replicas, strict=True)))
+        rungs, ks = kernels(state.view, params)
+        replicas = tuple(k.init(r.position) for k, r in zip(ks, state.replicas, strict=True))
+        return state._replace(replicas=replicas), jnp.asarray(sum(r.cost for r in rungs))
 
     def schedule(state):
         return ladder.betas if rounds is None else state.view[0]

@@ -68,7 +68,9 @@ def run_rounds(step: Callable, swap_stats: Callable, reinit: Callable, key: jax.
         info ↦ (acceptance probability per pair, whether each pair was proposed).
     reinit
         (state, params) ↦ the state with every replica's kernel state rebuilt at its rung
-        (cached densities and gradients are the old schedule's once the β's move).
+        (cached densities and gradients are the old schedule's once the β's move), and the
+        cost of those evaluations. Round ends alone pay for it (a ``lax.cond`` on the scan
+        index, which no chain batch makes a select).
     params
         ``{"inner": ..., "schedule": ..., "rejection": ...}`` (:func:`round_record`).
 
@@ -80,34 +82,39 @@ def run_rounds(step: Callable, swap_stats: Callable, reinit: Callable, key: jax.
     count = rounds_in(num_steps, rounds.max_rounds)
     pairs = params["rejection"].shape[1]
 
+    def close_round(r, state, params, prob_sum, proposed_sum):
+        """Record round r; move the schedule when every pair was proposed (and count the
+        re-initialisation's evaluations)."""
+        seen = proposed_sum > 0
+        rejection = 1.0 - prob_sum / jnp.maximum(proposed_sum, 1)
+        betas = state.view[0]
+        move = jnp.all(seen)
+        new_betas = jnp.where(move, equal_barrier_betas(betas, rejection), betas)
+        params = {
+            **params,
+            "inner": jax.tree.map(lambda a, b: jnp.where(move, a, b), rounds.inner_for(new_betas),
+                                  params["inner"]),
+            "schedule": params["schedule"].at[r].set(new_betas),
+            "rejection": params["rejection"].at[r].set(jnp.where(seen, rejection, jnp.nan)),
+        }
+        moved, cost = reinit(state._replace(view=(new_betas, *state.view[1:])), params)
+        state = jax.tree.map(lambda a, b: jnp.where(move, a, b), moved, state)
+        return state, params, jnp.where(move, cost, 0.0)
+
     def body(t, carry):
         state, params, prob_sum, proposed_sum, cost = carry
         state, info = step(jax.random.fold_in(key, t), state, params)
         prob, proposed = swap_stats(info)
         prob_sum, proposed_sum = prob_sum + prob, proposed_sum + proposed
-        u = t + 2  # round r ends after scan t when t + 2 = 2^(r + 1)
-        r = jnp.round(jnp.log2(u.astype(jnp.float64))).astype(jnp.int32) - 1
+        u = t + 2  # round r ends after scan t when t + 2 = 2^(r + 1); t is not batched, so
+        r = jnp.round(jnp.log2(u.astype(jnp.float64))).astype(jnp.int32) - 1  # a real branch
         ends = ((u & (u - 1)) == 0) & (r < count)
-        seen = proposed_sum > 0
-        rejection = 1.0 - prob_sum / jnp.maximum(proposed_sum, 1)
-        betas = state.view[0]
-        moved = equal_barrier_betas(betas, rejection)
-        move = ends & jnp.all(seen)
-        new_betas = jnp.where(move, moved, betas)
-        row = jnp.clip(r, 0, params["schedule"].shape[0] - 1)
-        params = {
-            **params,
-            "inner": jax.tree.map(lambda a, b: jnp.where(move, a, b), rounds.inner_for(new_betas),
-                                  params["inner"]),
-            "schedule": params["schedule"].at[row].set(
-                jnp.where(ends, new_betas, params["schedule"][row])),
-            "rejection": params["rejection"].at[row].set(
-                jnp.where(ends, jnp.where(seen, rejection, jnp.nan), params["rejection"][row])),
-        }
-        moved_state = reinit(state._replace(view=(new_betas, *state.view[1:])), params)
-        state = jax.tree.map(lambda a, b: jnp.where(move, a, b), moved_state, state)
+        state, params, moving = jax.lax.cond(
+            ends, lambda: close_round(jnp.clip(r, 0, rounds.max_rounds - 1), state, params,
+                                      prob_sum, proposed_sum),
+            lambda: (state, params, jnp.zeros(())))
         keep = 1.0 - ends.astype(prob_sum.dtype)
-        return state, params, prob_sum * keep, proposed_sum * keep, cost + info.cost
+        return state, params, prob_sum * keep, proposed_sum * keep, cost + info.cost + moving
 
     zeros = jnp.zeros(pairs)
     state, params, _, _, cost = jax.lax.fori_loop(
