@@ -22,7 +22,8 @@ from tempering.models.base import Model
 
 class EnergyLadderOptions(InnerOptions):
     """What EE and MINTEE share: ``levels`` (L chains), the energy spacing ``c``
-    (H_{k+1} = H_k + c T_k), ``h0`` (default: a ``pilot`` run's lowest energy), the jump
+    (H_{k+1} = H_k + c T_k), ``h0`` (default: the pilot's lowest energy; ``pilot`` local moves
+    per level, each level's step size tuned and its start placed, 0 skips it), the jump
     probability ``p_ee``, the per-level ``burnin`` B and ``stagger`` S (level k starts at
     (L−1−k)(B + S)), the ring ``capacity`` (entries kept per ring, a uniform reservoir of all
     deposits) and the inner kernel with its options (default RWM with its step size adapted per

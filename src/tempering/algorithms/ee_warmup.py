@@ -1,11 +1,20 @@
 """Warmup of the equi-energy sampler and MINTEE (:mod:`tempering.algorithms.equi_energy`): the
-pilot that sets H₀, the ladder's start-up and the per-level step-size adaptation.
+annealing pilot that places the levels and sets H₀, the ladder's start-up and the per-level
+step-size adaptation.
 
-1. With no ``h0`` or with shifted fixed-subset energies: ``pilot`` local moves of level 0 (the
-   untruncated target at T₀ = 1) from the start. H₀ is the lowest energy read (unless ``h0`` is
-   given), the truncations follow H_{k+1} = H_k + c T_k, the shifts s_k = ĥ_k(θ) − h(θ) are read
-   at the lowest point θ (:mod:`~tempering.algorithms.ee_levels`), and every level's kernel is
-   re-initialised on them (its cached density depends on H_k and s_k).
+1. The pilot (``pilot`` local moves per level; 0 skips it): level 0 (the untruncated target at
+   T₀ = 1) from the start, then each level k ≥ 1 from where level k−1 ended, on its untruncated,
+   unshifted target exp(−ĥ_k/T_k) (H₀ is not known yet); each level's step size is adapted by
+   dual averaging towards ``target_accept`` as it goes, and the level starts the run where its
+   pilot ended, with that step size. (A chain whose step size is far off stays where it starts:
+   at T₀ = 1 in 50 dimensions an unadapted RWM step is almost never accepted.) H₀ is the lowest
+   energy level 0 read (unless ``h0`` is given), the truncations follow H_{k+1} = H_k + c T_k, and
+   with shifted fixed-subset energies the shifts s_k = ĥ_k(θ) − h(θ) are read at that lowest
+   point θ (:mod:`~tempering.algorithms.ee_levels`). Only the starting points and step sizes
+   come from the pilot, never a level's target, so level 0's exactness is untouched. (An
+   annealing pilot, hot levels first, was tried: on the 50-mode mixture from the origin the hot
+   levels' tempered prior lets components drift far from the data, and level 0 inherited them,
+   400 log-density units below the ridge that level 0's own pilot reaches.)
 2. (L−1)(B + S) + ``num_steps`` steps of the whole ladder, level k's step size multiplied by its
    own dual-averaging iterate (BlackJAX's ``dual_averaging_adaptation``), updated with the
    acceptance of the level's local moves (steps that jump or precede the level's start leave it
@@ -21,46 +30,103 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+WINDOW = 25  # pilot steps between step-size changes
+
+
+def tune_step(multiplier: jax.Array, moves: jax.Array, t: jax.Array, target: float
+              ) -> tuple[jax.Array, jax.Array]:
+    """The pilot's step-size rule, after step ``t`` with ``moves`` accepted moves counted in the
+    current window: at each window's end the multiplier is halved when no move was accepted,
+    doubled when all were, and otherwise multiplied by 1.25 or 0.8 as the window's acceptance
+    is above or below ``target``; the count restarts. Written by hand rather than with BlackJAX's
+    dual averaging so that it uses only counts and single multiplications, which round the same
+    whether or not the chains are vmapped (dual averaging's exp and pow did not, by an ulp, and
+    the draws of a chain then depended on the layout)."""
+    end = (t % WINDOW) == WINDOW - 1
+    factor = jnp.where(moves == 0, 0.5, jnp.where(moves == WINDOW, 2.0,
+                                                 jnp.where(moves > target * WINDOW, 1.25, 0.8)))
+    return jnp.where(end, multiplier * factor, multiplier), jnp.where(end, 0, moves)
+
+
+def scale_steps(params: dict, multipliers: jax.Array) -> dict:
+    """``params`` with the inner kernel's stacked step sizes times ``multipliers`` (per level)."""
+    kernel = params["kernel"]
+    if "step_size" not in kernel:
+        return params
+    size = kernel["step_size"]
+    scaled = size * multipliers.reshape((-1,) + (1,) * (size.ndim - 1))
+    return {**params, "kernel": {**kernel, "step_size": scaled}}
+
 
 def make_warmup(cfg: Any, energies: list, kernel_at: Callable, step_with: Callable,
                 dual_averaging: Callable, energy_levels: Callable) -> Callable:
     """``warmup(key, state, params, num_steps) -> (state, params, cost)`` for EE / MINTEE."""
     L = cfg.levels
     temps = np.asarray(cfg.temperatures, dtype=float)
-    fresh = 1.0 if cfg.fresh_batches else 0.0
+    da_init, da_update, da_final = dual_averaging(cfg.target_accept)
+
+    def pilot_level(key, k, position, state, free):
+        """``cfg.pilot`` local moves of level k on exp(−ĥ_k/T_k) from ``position``, its step
+        size tuned (:func:`tune_step`): the end point, the step multiplier, the lowest energy
+        read and where (level 0 only: the others read nothing), and the cost."""
+        lk = energies[k]
+        refresh = cfg.fresh_batches and lk.m < lk.n  # a fresh batch changes the density
+
+        def body(carry, key_t):
+            kstate, (multiplier, moves), low, low_at, cost = carry
+            key, t = key_t
+            k_batch, k_step = jax.random.split(key)
+            indices = lk.batch(state.perm, k_batch)
+            kernel = kernel_at(k, indices, free, multiplier)
+            old = kstate.position
+            kstate, info = kernel.step(k_step, kernel.init(old) if refresh else kstate)
+            moves = moves + jnp.any(kstate.position != old).astype(jnp.int32)
+            if cfg.adapt:
+                multiplier, moves = tune_step(multiplier, moves, t, cfg.target_accept)
+            cost = cost + (info.n_evals + (1.0 if refresh else 0.0)) * lk.cost
+            if k == 0:
+                energy = lk.energy(kstate.position, indices)
+                lower = energy < low
+                low = jnp.where(lower, energy, low)
+                low_at = jnp.where(lower, kstate.position, low_at)
+                cost = cost + lk.cost
+            return (kstate, (multiplier, moves), low, low_at, cost), None
+
+        indices = lk.batch(state.perm, jax.random.fold_in(key, 1))
+        start = kernel_at(k, indices, free).init(position)
+        low = lk.energy(position, indices) if k == 0 else jnp.asarray(jnp.inf)
+        tuner = (jnp.ones(()), jnp.zeros((), jnp.int32))
+        carry = (start, tuner, low, position, jnp.asarray(lk.cost if k == 0 else 0.0))
+        steps = (jax.random.split(key, cfg.pilot), jnp.arange(cfg.pilot))
+        (end, (multiplier, _), low, low_at, cost), _ = jax.lax.scan(body, carry, steps)
+        return end.position, multiplier, low, low_at, cost
 
     def pilot(key, state, params):
-        lk = energies[0]
-
-        def body(carry, k):
-            kstate, low, low_at, cost = carry
-            k_batch, k_step = jax.random.split(k)
-            indices = lk.batch(state.perm, k_batch)
-            kernel = kernel_at(0, indices, params)
-            start = kernel.init(kstate.position) if cfg.fresh_batches else kstate
-            kstate, info = kernel.step(k_step, start)
-            energy = lk.energy(kstate.position, indices)
-            lower = energy < low
-            return (kstate, jnp.where(lower, energy, low),
-                    jnp.where(lower, kstate.position, low_at),
-                    cost + (info.n_evals + fresh + 1.0) * lk.cost), None
-
-        first = state.levels[0]
-        (_, low, low_at, cost), _ = jax.lax.scan(
-            body, (first.kernel, first.energy, first.kernel.position, jnp.zeros(())),
-            jax.random.split(key, cfg.pilot))
+        """The pilot (module docstring, 1.): every level's start, step size, H₀ and the
+        shifts."""
+        free = {**params, "levels": jnp.full(L, -jnp.inf), "shifts": jnp.zeros(L)}
+        position = state.levels[0].kernel.position
+        starts, multipliers, cost = [position] * L, [jnp.ones(())] * L, jnp.zeros(())
+        keys = jax.random.split(key, L + 1)
+        for k in range(L):
+            end, multipliers[k], low_k, low_at_k, c = pilot_level(keys[k], k, position, state,
+                                                                  free)
+            if k == 0:
+                low, low_at = low_k, low_at_k
+            starts[k], position, cost = end, end, cost + c
         h0 = low if cfg.h0 is None else cfg.h0
-        params = {**params, "levels": energy_levels(h0, temps, cfg.c)}
+        params = {**scale_steps(params, jnp.stack(multipliers)),
+                  "levels": energy_levels(h0, temps, cfg.c)}
         if cfg.shifted:
             params["shifts"], cost = shifts_at(low_at, low, state, cost)
-        shifts = params["shifts"]
         levels = []
         for k, level in enumerate(state.levels):
             indices = energies[k].batch(state.perm, jax.random.wrap_key_data(level.batch_key))
-            levels.append(level._replace(
-                kernel=kernel_at(k, indices, params).init(level.kernel.position),
-                energy=level.energy - shifts[k],
-                energy_above=level.energy_above - shifts[min(k + 1, L - 1)]))
+            reading = energies[k].read(starts[k], indices, state.perm, keys[L],
+                                       params["shifts"])
+            levels.append(level._replace(kernel=kernel_at(k, indices, params).init(starts[k]),
+                                         energy=reading.energy, energy_above=reading.energy_above,
+                                         mean_log_lik=reading.mean_log_lik))
             cost = cost + energies[k].cost
         return state._replace(levels=tuple(levels)), params, cost
 
@@ -74,10 +140,7 @@ def make_warmup(cfg: Any, energies: list, kernel_at: Callable, step_with: Callab
 
     def warmup(key, state, params, num_steps):
         k_pilot, k_run = jax.random.split(key)
-        cost = jnp.zeros(())
-        if cfg.h0 is None or cfg.shifted:
-            state, params, cost = pilot(k_pilot, state, params)
-        da_init, da_update, da_final = dual_averaging(cfg.target_accept)
+        state, params, cost = pilot(k_pilot, state, params)
         da = jax.vmap(da_init)(jnp.ones(L))
 
         def body(carry, k):
@@ -94,11 +157,8 @@ def make_warmup(cfg: Any, energies: list, kernel_at: Callable, step_with: Callab
         total = cfg.start(0) + num_steps
         (state, da, run_cost), _ = jax.lax.scan(body, (state, da, jnp.zeros(())),
                                                 jax.random.split(k_run, total))
-        kernel = params["kernel"]
-        if cfg.adapt and "step_size" in kernel:
-            final = jax.vmap(da_final)(da)
-            size = kernel["step_size"]
-            kernel = {**kernel, "step_size": size * final.reshape((L,) + (1,) * (size.ndim - 1))}
-        return state, {**params, "kernel": kernel}, cost + run_cost
+        if cfg.adapt:
+            params = scale_steps(params, jax.vmap(da_final)(da))
+        return state, params, cost + run_cost
 
     return warmup

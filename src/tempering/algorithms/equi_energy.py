@@ -12,13 +12,15 @@ p_ee, an EE jump to a uniform entry of that ring (topped up to m_k points, then 
 :func:`~tempering.ladders.energy.jump_log_ratio`), and otherwise a local move of the inner kernel
 (:mod:`~tempering.algorithms.ee_levels`). Only level 0's draws reach ``posterior``.
 
-Warmup. A pilot of level 0's local moves from the start sets H₀ to the lowest energy it reads
-(unless ``h0`` is given) and, with fixed subsets, the energy shifts s_k at that point. Then the
-ladder starts up: (L−1)(B + S) steps bring level 0 in, and the driver's warmup steps follow;
-throughout, each level's step size is adapted by BlackJAX's dual averaging towards
-``target_accept`` on its own local moves (the paper keeps acceptance within [0.2, 0.5]), and is
-frozen for sampling. The rings keep filling while sampling (EE is self-interacting: its levels
-are exact only as the rings converge, Kou et al. §3).
+Warmup. A pilot (:mod:`~tempering.algorithms.ee_warmup`) runs ``pilot`` local moves per level,
+level 0 from the start and each level above from where the one below ended, tuning each level's
+step size; every level starts the run where its pilot ended. H₀ is the lowest energy level 0
+read (unless ``h0`` is given) and, with shifted fixed subsets, the shifts s_k are read at that
+point. Then the ladder starts up: (L−1)(B + S) steps bring level 0 in, and the driver's warmup
+steps follow; throughout them, each level's step size is adapted by BlackJAX's dual averaging
+towards ``target_accept`` on its own local moves (the paper keeps acceptance within
+[0.2, 0.5]), and is frozen for sampling. The rings keep filling while sampling (EE is
+self-interacting: its levels are exact only as the rings converge, Kou et al. §3).
 
 Work is skipped where it is not needed (:func:`~tempering.numerics.lazy`, which also holds under
 ``vmap``): an idle level (start-up) computes nothing, a jump's top-up and re-initialisation run

@@ -252,7 +252,7 @@ def bench(
         help="Covariates D (gp-grad: default 18; mint: synthetic features).")] = None,
     repeats: Annotated[int | None, typer.Option(
         help="Timed rounds; medians are reported (default 10; ensemble: 3; ee: the budget, "
-             "× 2000 data passes, default 5; pt: thousands of draws per chain, default 4).")
+             "× 2000 data passes, default 20; pt: thousands of draws per chain, default 4).")
     ] = None,
 ) -> None:
     """Time a computation after compilation (gp-grad: GP value+gradient in Cholesky units;

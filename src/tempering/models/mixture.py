@@ -15,11 +15,16 @@ invariant under every permutation P of the coordinates, p(Pμ | x) = p(μ | x), 
 transposition (1 j) maps the region {μ : argmax_l a·μ_l = 1} onto {μ : argmax_l a·μ_l = j}, so
 these K regions (which partition ℝ^K up to ties, a null set) have equal posterior mass.
 :func:`mode_index` says which region a draw is in, so a sampler's share of draws per region is a
-known answer (1/K). The paper's uniform prior on ℝ^K would be improper (the likelihood tends to a
-positive constant as one μ_k → ∞ with no data near it), so the prior stays N(0, σ_0²).
+known answer (1/K). With ``spike`` the chains start at the origin, the paper's start (``start``;
+a prior draw, N(0, σ_0²) per coordinate, strands components far from all the data, where the
+likelihood is flat and a chain at T = 1 never brings them back). The paper's uniform prior on
+ℝ^K would be improper (the likelihood tends to a positive constant as one μ_k → ∞ with no data
+near it), so the prior stays N(0, σ_0²).
 """
 
 from __future__ import annotations
+
+from typing import Literal
 
 import jax
 import jax.numpy as jnp
@@ -53,6 +58,12 @@ class MixtureOptions(DataOptions):
     means: list[float] | None = Field(default=None, min_length=1)
     data_seed: NonNegativeInt = 0
     spike: float | None = Field(None, description="synthetic data at (spike, 0, ..., 0); needs k")
+    start: Literal["prior", "origin"] | None = Field(
+        None, description="where chains start: a prior draw, or the origin (default with spike)")
+
+    def start_at(self) -> str:
+        """``start`` resolved: the origin with ``spike`` (the paper's start), else a prior draw."""
+        return self.start or ("origin" if self.spike is not None else "prior")
 
     @model_validator(mode="after")
     def _k_matches_means(self) -> MixtureOptions:
@@ -77,8 +88,10 @@ def mode_index(mu, spike: float) -> jax.Array:
 
 
 def mixture_model(x: np.ndarray, k: int, sigma: float = 1.0, prior_sd: float = 5.0, *,
-                  options: dict | None = None, attrs: dict | None = None) -> Model:
-    """Build the model from a 1-D data array and a known number of components ``k``."""
+                  options: dict | None = None, attrs: dict | None = None,
+                  start: str = "prior") -> Model:
+    """Build the model from a 1-D data array and a known number of components ``k``; chains
+    start at a prior draw, or at the origin (``start="origin"``)."""
     x = np.asarray(x, dtype=float).reshape(-1)
     if k < 1:
         raise UserInputError(f"model.k must be positive (got {k})")
@@ -92,6 +105,8 @@ def mixture_model(x: np.ndarray, k: int, sigma: float = 1.0, prior_sd: float = 5
         return jax.scipy.special.logsumexp(-0.5 * z**2, axis=1) + log_norm
 
     def init(key):
+        if start == "origin":
+            return jnp.zeros(k)
         return prior_sd * jax.random.normal(key, (k,))
 
     return Model(
@@ -129,7 +144,8 @@ def build(options: MixtureOptions) -> Model:
         x = means[labels] + options.sigma * rng.standard_normal(n)
         k, attrs = len(means), {"data_source": "synthetic", "means": means.tolist()}
     return mixture_model(x, k, options.sigma, options.prior_sd,
-                         options=options.model_dump() | {"k": k}, attrs=attrs)
+                         options=options.model_dump() | {"k": k, "start": options.start_at()},
+                         attrs=attrs, start=options.start_at())
 
 
 SPEC = ModelSpec(
