@@ -172,18 +172,24 @@ def test_refreshing_the_current_estimate_is_caught():
 
 # ------------------------------------------------------------------------------ batches
 
-def test_batches_are_uniform_subsets_without_replacement():
-    """Distinct indices; every one of the C(6, 3) = 20 subsets equally likely
-    (chi-square over 20 000 draws, 19 degrees of freedom: 99.99% quantile 50.8)."""
+@pytest.mark.parametrize("n,m,first", [(6, 3, 3), (24, 3, 3), (6, 4, 3)])
+def test_batches_are_uniform_subsets_without_replacement(n, m, first):
+    """Distinct indices; every 3-subset equally likely as the batch's first ``first`` entries
+    (the sub-batch MINTEE's level reads for the level above) — C(6, 3) = 20 or C(24, 3) = 2024
+    cells — by the largest-keys path (m > n/8) and the redraw path (24, 3); chi-square over
+    20 000 draws against its 99.99% quantile."""
+    from scipy.stats import chi2 as chi2_dist
+
     keys = jax.random.split(jax.random.key(0), 20_000)
-    batches = np.asarray(jax.vmap(lambda k: draw_batch(k, 6, 3))(keys))
-    assert all(len(set(b)) == 3 for b in batches)
-    assert batches.min() >= 0 and batches.max() <= 5
-    counts = Counter(tuple(sorted(b)) for b in batches)
-    assert len(counts) == 20
-    expected = len(batches) / 20
+    batches = np.asarray(jax.vmap(lambda k: draw_batch(k, n, m))(keys))
+    assert all(len(set(b)) == m for b in batches)
+    assert batches.min() >= 0 and batches.max() <= n - 1
+    counts = Counter(tuple(sorted(b[:first])) for b in batches)
+    cells = math.comb(n, first)
+    expected = len(batches) / cells
     chi2 = sum((c - expected) ** 2 / expected for c in counts.values())
-    assert chi2 < 50.8, chi2
+    chi2 += (cells - len(counts)) * expected  # the cells never drawn
+    assert chi2 < chi2_dist.ppf(0.9999, cells - 1), chi2
 
 
 @pytest.mark.slow  # ~8 s

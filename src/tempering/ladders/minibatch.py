@@ -50,17 +50,28 @@ def _later_duplicates(indices: Array) -> Array:
 def draw_batch(key: Array, n: int, m: int) -> Array:
     """m distinct indices of {0, …, n−1}, every m-subset equally likely.
 
-    m ≤ n/2: draw m indices uniformly with replacement, then redraw the repeated entries until
+    m ≤ n/8: draw m indices uniformly with replacement, then redraw the repeated entries until
     none is left (a ``while_loop``; about m²/2n repeats at first, so one or two rounds). Which
     entry of a tie is redrawn depends on positions only, never on the values' labels, so the
     procedure commutes with any relabelling of {0, …, n−1}; as relabellings act transitively on
-    m-subsets, the final subset is uniform. m > n/2: the first m entries of a random permutation.
+    m-subsets, the final subset is uniform. m > n/8: the indices of the m largest of n i.i.d.
+    uniforms (:func:`_largest_keys`), where redrawing would take many rounds (12 ms for m = 4900
+    of n = 10⁴ here, against 1.1 ms).
     """
     if not 1 <= m <= n:
         raise ValueError(f"batch size m = {m} must be between 1 and n = {n}")
-    if 2 * m > n:
-        return jax.random.permutation(key, n)[:m].astype(jnp.int32)
+    if 8 * m > n:
+        return _largest_keys(jax.random.uniform(key, (n,)), m)
     return _redraw_until_distinct(key, n, m, _later_duplicates)
+
+
+def _largest_keys(keys: Array, m: int) -> Array:
+    """The indices of the m largest ``keys`` (i.i.d. uniforms, or −1 where excluded), largest
+    first: the keys are exchangeable, so every m-subset of the eligible indices is equally
+    likely, and so is every leading sub-batch of the result (ties have probability ~n²/2⁵³).
+    ``lax.top_k``: O(n log m), 0.35–1.2 ms at n = 10⁴ on a CPU, where a permutation (several
+    rounds of sorting) takes 4 ms."""
+    return jax.lax.top_k(keys, m)[1].astype(jnp.int32)
 
 
 def _redraw_until_distinct(key: Array, n: int, m: int,
@@ -88,16 +99,15 @@ def draw_batch_outside(key: Array, n: int, m: int, taken: Array) -> Array:
     As :func:`draw_batch`, with the ``taken`` entries placed first, so that a fresh index equal to
     one of them is always the repeat that is redrawn; the rule still commutes with relabellings
     that fix ``taken``, which act transitively on the m-subsets of its complement. When m is over
-    half the free indices: the m free indices with the smallest uniform keys.
+    an eighth of the free indices: the m free indices with the largest uniform keys.
     """
     k = taken.shape[0]
     if not 0 <= m <= n - k:
         raise ValueError(f"top-up size m = {m} must be between 0 and n − |taken| = {n - k}")
     if m == 0:
         return jnp.zeros((0,), jnp.int32)
-    if 2 * m > n - k:
-        keys = jax.random.uniform(key, (n,)).at[taken].set(2.0)
-        return jnp.argsort(keys)[:m].astype(jnp.int32)
+    if 8 * m > n - k:
+        return _largest_keys(jax.random.uniform(key, (n,)).at[taken].set(-1.0), m)
     taken = taken.astype(jnp.int32)
     return _redraw_until_distinct(
         key, n, m, lambda indices: _later_duplicates(jnp.concatenate([taken, indices]))[k:])
