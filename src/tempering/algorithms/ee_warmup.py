@@ -58,48 +58,51 @@ def scale_steps(params: dict, multipliers: jax.Array) -> dict:
     return {**params, "kernel": {**kernel, "step_size": scaled}}
 
 
+def pilot_level(cfg: Any, lk: Any, kernel_at: Callable, key: jax.Array, k: int,
+                position: jax.Array, perm: jax.Array, free: dict) -> tuple:
+    """``cfg.pilot`` local moves of level k on exp(−ĥ_k/T_k) from ``position``, its step
+    size tuned (:func:`tune_step`): the end point, the step multiplier, the lowest energy
+    read and where (level 0 only: the others read nothing), and the cost. ``lk`` is level k's
+    :class:`~tempering.algorithms.ee_levels.LevelEnergy`, ``perm`` the chain's data permutation,
+    ``free`` the parameters with no truncation and no shifts."""
+    refresh = cfg.fresh_batches and lk.m < lk.n  # a fresh batch changes the density
+
+    def body(carry, key_t):
+        kstate, (multiplier, moves), low, low_at, cost = carry
+        key, t = key_t
+        k_batch, k_step = jax.random.split(key)
+        indices = lk.batch(perm, k_batch)
+        kernel = kernel_at(k, indices, free, multiplier)
+        old = kstate.position
+        kstate, info = kernel.step(k_step, kernel.init(old) if refresh else kstate)
+        moves = moves + jnp.any(kstate.position != old).astype(jnp.int32)
+        if cfg.adapt:
+            multiplier, moves = tune_step(multiplier, moves, t, cfg.target_accept)
+        cost = cost + (info.n_evals + (1.0 if refresh else 0.0)) * lk.cost
+        if k == 0:
+            energy = lk.energy(kstate.position, indices)
+            lower = energy < low
+            low = jnp.where(lower, energy, low)
+            low_at = jnp.where(lower, kstate.position, low_at)
+            cost = cost + lk.cost
+        return (kstate, (multiplier, moves), low, low_at, cost), None
+
+    indices = lk.batch(perm, jax.random.fold_in(key, 1))
+    start = kernel_at(k, indices, free).init(position)
+    low = lk.energy(position, indices) if k == 0 else jnp.asarray(jnp.inf)
+    tuner = (jnp.ones(()), jnp.zeros((), jnp.int32))
+    carry = (start, tuner, low, position, jnp.asarray(lk.cost if k == 0 else 0.0))
+    steps = (jax.random.split(key, cfg.pilot), jnp.arange(cfg.pilot))
+    (end, (multiplier, _), low, low_at, cost), _ = jax.lax.scan(body, carry, steps)
+    return end.position, multiplier, low, low_at, cost
+
+
 def make_warmup(cfg: Any, energies: list, kernel_at: Callable, step_with: Callable,
                 dual_averaging: Callable, energy_levels: Callable) -> Callable:
     """``warmup(key, state, params, num_steps) -> (state, params, cost)`` for EE / MINTEE."""
     L = cfg.levels
     temps = np.asarray(cfg.temperatures, dtype=float)
     da_init, da_update, da_final = dual_averaging(cfg.target_accept)
-
-    def pilot_level(key, k, position, state, free):
-        """``cfg.pilot`` local moves of level k on exp(−ĥ_k/T_k) from ``position``, its step
-        size tuned (:func:`tune_step`): the end point, the step multiplier, the lowest energy
-        read and where (level 0 only: the others read nothing), and the cost."""
-        lk = energies[k]
-        refresh = cfg.fresh_batches and lk.m < lk.n  # a fresh batch changes the density
-
-        def body(carry, key_t):
-            kstate, (multiplier, moves), low, low_at, cost = carry
-            key, t = key_t
-            k_batch, k_step = jax.random.split(key)
-            indices = lk.batch(state.perm, k_batch)
-            kernel = kernel_at(k, indices, free, multiplier)
-            old = kstate.position
-            kstate, info = kernel.step(k_step, kernel.init(old) if refresh else kstate)
-            moves = moves + jnp.any(kstate.position != old).astype(jnp.int32)
-            if cfg.adapt:
-                multiplier, moves = tune_step(multiplier, moves, t, cfg.target_accept)
-            cost = cost + (info.n_evals + (1.0 if refresh else 0.0)) * lk.cost
-            if k == 0:
-                energy = lk.energy(kstate.position, indices)
-                lower = energy < low
-                low = jnp.where(lower, energy, low)
-                low_at = jnp.where(lower, kstate.position, low_at)
-                cost = cost + lk.cost
-            return (kstate, (multiplier, moves), low, low_at, cost), None
-
-        indices = lk.batch(state.perm, jax.random.fold_in(key, 1))
-        start = kernel_at(k, indices, free).init(position)
-        low = lk.energy(position, indices) if k == 0 else jnp.asarray(jnp.inf)
-        tuner = (jnp.ones(()), jnp.zeros((), jnp.int32))
-        carry = (start, tuner, low, position, jnp.asarray(lk.cost if k == 0 else 0.0))
-        steps = (jax.random.split(key, cfg.pilot), jnp.arange(cfg.pilot))
-        (end, (multiplier, _), low, low_at, cost), _ = jax.lax.scan(body, carry, steps)
-        return end.position, multiplier, low, low_at, cost
 
     def pilot(key, state, params):
         """The pilot (module docstring, 1.): every level's start, step size, H₀ and the
@@ -109,8 +112,8 @@ def make_warmup(cfg: Any, energies: list, kernel_at: Callable, step_with: Callab
         starts, multipliers, cost = [position] * L, [jnp.ones(())] * L, jnp.zeros(())
         keys = jax.random.split(key, L + 1)
         for k in range(L):
-            end, multipliers[k], low_k, low_at_k, c = pilot_level(keys[k], k, position, state,
-                                                                  free)
+            end, multipliers[k], low_k, low_at_k, c = pilot_level(
+                cfg, energies[k], kernel_at, keys[k], k, position, state.perm, free)
             if k == 0:
                 low, low_at = low_k, low_at_k
             starts[k], position, cost = end, end, cost + c
