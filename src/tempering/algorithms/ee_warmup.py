@@ -1,11 +1,11 @@
 """Warmup of the equi-energy sampler and MINTEE (:mod:`tempering.algorithms.equi_energy`): the
-annealing pilot that places the levels and sets H₀, the ladder's start-up and the per-level
+pilot that places and tunes the levels and sets H₀, the ladder's start-up and the per-level
 step-size adaptation.
 
 1. The pilot (``pilot`` local moves per level; 0 skips it): level 0 (the untruncated target at
    T₀ = 1) from the start, then each level k ≥ 1 from where level k−1 ended, on its untruncated,
-   unshifted target exp(−ĥ_k/T_k) (H₀ is not known yet); each level's step size is adapted by
-   dual averaging towards ``target_accept`` as it goes, and the level starts the run where its
+   unshifted target exp(−ĥ_k/T_k) (H₀ is not known yet); each level's step size is tuned
+   towards ``target_accept`` as it goes (:func:`tune_step`), and the level starts the run where its
    pilot ended, with that step size. (A chain whose step size is far off stays where it starts:
    at T₀ = 1 in 50 dimensions an unadapted RWM step is almost never accepted.) H₀ is the lowest
    energy level 0 read (unless ``h0`` is given), the truncations follow H_{k+1} = H_k + c T_k, and
@@ -109,14 +109,16 @@ def make_warmup(cfg: Any, energies: list, kernel_at: Callable, step_with: Callab
         shifts."""
         free = {**params, "levels": jnp.full(L, -jnp.inf), "shifts": jnp.zeros(L)}
         position = state.levels[0].kernel.position
-        starts, multipliers, cost = [position] * L, [jnp.ones(())] * L, jnp.zeros(())
+        starts, multipliers, lows, cost = [], [], [], jnp.zeros(())
         keys = jax.random.split(key, L + 1)
         for k in range(L):
-            end, multipliers[k], low_k, low_at_k, c = pilot_level(
+            position, multiplier, low, low_at, c = pilot_level(
                 cfg, energies[k], kernel_at, keys[k], k, position, state.perm, free)
-            if k == 0:
-                low, low_at = low_k, low_at_k
-            starts[k], position, cost = end, end, cost + c
+            starts.append(position)
+            multipliers.append(multiplier)
+            lows.append((low, low_at))
+            cost = cost + c
+        low, low_at = lows[0]  # only level 0 reads h
         h0 = low if cfg.h0 is None else cfg.h0
         params = {**scale_steps(params, jnp.stack(multipliers)),
                   "levels": energy_levels(h0, temps, cfg.c)}
