@@ -59,6 +59,35 @@ class TTState(NamedTuple):
     view: tuple  # subset indices kept between iterations (unused when redrawn)
 
 
+def excursion(keys, x, rungs, up, down, inner_steps: int, down_levels: str):
+    """Up and down passes from x (level 0; seed 000 Algorithm 2, down passes as Neal's or as
+    printed); returns the candidate, its log weight and the cost."""
+    top = len(rungs) - 1
+    tally = evals_and_acceptance
+    log_w, cost = jnp.zeros(()), jnp.zeros(())
+    for m in range(1, top + 1):
+        below = x.logdensity  # π_{m−1}(x̂_{m−1})
+        x = up[m].init(x.position)  # π_m(x̂_{m−1})
+        log_w = log_w + x.logdensity - below
+        x, (n_evals, _) = run_steps(up[m].step, keys[m - 1], x, inner_steps, tally)
+        cost = cost + rungs[m].cost * (1.0 + n_evals)
+    if down_levels == "neal":
+        for m in range(top, 0, -1):
+            x, (n_evals, _) = run_steps(down[m].step, keys[top + m - 1], x, inner_steps, tally)
+            above = x.logdensity  # π_m(x̌_{m−1})
+            x = up[m - 1].init(x.position)  # π_{m−1}(x̌_{m−1})
+            log_w = log_w + x.logdensity - above
+            cost = cost + rungs[m].cost * n_evals + rungs[m - 1].cost
+    else:  # seed 000 Algorithm 2 as printed: down transitions at levels M−1..0
+        for m in range(top - 1, -1, -1):
+            x = up[m].init(x.position)
+            x, (n_evals, _) = run_steps(down[m].step, keys[top + m], x, inner_steps, tally)
+            above = up[m + 1].init(x.position).logdensity
+            log_w = log_w + x.logdensity - above
+            cost = cost + rungs[m].cost * (1.0 + n_evals) + rungs[m + 1].cost
+    return x, log_w, cost
+
+
 def tempered_transitions(ladder: TemperingLadder, bound: BoundKernel, params: Any, *,
                          name: str = "tt", inner_steps: int = 1, level0_update: bool = True,
                          down_levels: Literal["neal", "printed"] = "neal") -> Algorithm:
@@ -78,38 +107,12 @@ def tempered_transitions(ladder: TemperingLadder, bound: BoundKernel, params: An
         _, up, _ = kernels(view, params)
         return TTState(up[0].init(position), view)
 
-    def excursion(keys, x, rungs, up, down):
-        """Up and down passes from x (level 0); returns candidate, log weight and cost."""
-        log_w, cost = jnp.zeros(()), jnp.zeros(())
-        for m in range(1, top + 1):
-            below = x.logdensity  # π_{m−1}(x̂_{m−1})
-            x = up[m].init(x.position)  # π_m(x̂_{m−1})
-            log_w = log_w + x.logdensity - below
-            x, (n_evals, _) = run_steps(up[m].step, keys[m - 1], x, inner_steps, tally)
-            cost = cost + rungs[m].cost * (1.0 + n_evals)
-        if down_levels == "neal":
-            for m in range(top, 0, -1):
-                x, (n_evals, _) = run_steps(down[m].step, keys[top + m - 1], x, inner_steps,
-                                             tally)
-                above = x.logdensity  # π_m(x̌_{m−1})
-                x = up[m - 1].init(x.position)  # π_{m−1}(x̌_{m−1})
-                log_w = log_w + x.logdensity - above
-                cost = cost + rungs[m].cost * n_evals + rungs[m - 1].cost
-        else:  # seed 000 Algorithm 2 as printed: down transitions at levels M−1..0
-            for m in range(top - 1, -1, -1):
-                x = up[m].init(x.position)
-                x, (n_evals, _) = run_steps(down[m].step, keys[top + m], x, inner_steps, tally)
-                above = up[m + 1].init(x.position).logdensity
-                log_w = log_w + x.logdensity - above
-                cost = cost + rungs[m].cost * (1.0 + n_evals) + rungs[m + 1].cost
-        return x, log_w, cost
-
     def step(key, state, params):
         k_view, k_moves, k_accept, k_level0 = jax.random.split(key, 4)
         view = ladder.draw_view(k_view) if ladder.redraw else state.view
         rungs, up, down = kernels(view, params)
         candidate, log_w, cost = excursion(jax.random.split(k_moves, 2 * top), state.current,
-                                           rungs, up, down)
+                                           rungs, up, down, inner_steps, down_levels)
         accepted, prob = metropolis(k_accept, log_w)
         current = select(accepted, candidate, state.current)
         if level0_update:
