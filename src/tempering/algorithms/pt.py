@@ -120,6 +120,28 @@ def propose_swaps(key: jax.Array, replicas: list, index: jax.Array, parity: jax.
     return tuple(replicas), index, cost, stats
 
 
+def pt_warmup(ladder: TemperingLadder, bound: BoundKernel, step: Callable, reinit: Callable,
+              rounds: Rounds | None, key, state, params, num_steps):
+    """PT's warmup: with ``rounds``, the schedule first (full scans,
+    :mod:`~tempering.algorithms.pt_rounds`), then the inner kernels on it; otherwise the inner
+    kernels rung by rung (``warm_rungs``), or plain steps when the kernel has no warmup."""
+    if rounds is not None:  # the schedule first (full scans), then the inner kernels on it
+        k_rounds, k_rungs = jax.random.split(key)
+        scans = num_steps if bound.warmup is None else num_steps // 2
+        state, params, cost = run_rounds(step, _swap_stats, reinit, k_rounds, state, params,
+                                         scans, rounds)
+        if bound.warmup is None or num_steps == scans:
+            return state, params, cost
+        state, tuned, more = warm_rungs(ladder, bound, k_rungs, state, params["inner"],
+                                        num_steps - scans)
+        return state, {**params, "inner": tuned}, cost + more
+    if bound.warmup is None:
+        state, cost = run_steps(lambda k, s: step(k, s, params), key, state, num_steps,
+                                lambda info: info.cost)
+        return state, params, cost
+    return warm_rungs(ladder, bound, key, state, params, num_steps)
+
+
 def parallel_tempering(ladder: TemperingLadder, bound: BoundKernel, params: Any, *,
                        name: str = "pt", swap: str = "sweep", inner_steps: int = 1,
                        log_ratio: Callable = swap_log_ratio,
@@ -194,21 +216,7 @@ def parallel_tempering(ladder: TemperingLadder, bound: BoundKernel, params: Any,
         return ladder.betas if rounds is None else state.view[0]
 
     def warmup(key, state, params, num_steps):
-        if rounds is not None:  # the schedule first (full scans), then the inner kernels on it
-            k_rounds, k_rungs = jax.random.split(key)
-            scans = num_steps if bound.warmup is None else num_steps // 2
-            state, params, cost = run_rounds(step, _swap_stats, reinit, k_rounds, state, params,
-                                             scans, rounds)
-            if bound.warmup is None or num_steps == scans:
-                return state, params, cost
-            state, tuned, more = warm_rungs(ladder, bound, k_rungs, state, params["inner"],
-                                            num_steps - scans)
-            return state, {**params, "inner": tuned}, cost + more
-        if bound.warmup is None:
-            state, cost = run_steps(lambda k, s: step(k, s, params), key, state, num_steps,
-                                    lambda info: info.cost)
-            return state, params, cost
-        return warm_rungs(ladder, bound, key, state, params, num_steps)
+        return pt_warmup(ladder, bound, step, reinit, rounds, key, state, params, num_steps)
 
     def position(state):
         if keep_all_rungs is None:
