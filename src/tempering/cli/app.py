@@ -245,14 +245,14 @@ def bench(
     name: Annotated[str, typer.Argument(help="Which benchmark: gp-grad, mint, ee, ensemble, pt.")],
     n: Annotated[int | None, typer.Option(
         help="Data points (gp-grad: an n × n covariance, default 1024; mint: a synthetic "
-             "stand-in instead of the bundled digits; ee: the mixture's, default 10000; "
+             "stand-in instead of the bundled digits; ee: the mixture's, default 2000; "
              "ensemble: one size for the slow-evaluation timings instead of 100 and 500).")]
     = None,
     dim: Annotated[int | None, typer.Option(
         help="Covariates D (gp-grad: default 18; mint: synthetic features).")] = None,
     repeats: Annotated[int | None, typer.Option(
         help="Timed rounds; medians are reported (default 10; ensemble: 3; ee: the budget, "
-             "× 2000 data passes, default 20; pt: thousands of draws per chain, default 4).")
+             "× 2000 data passes, default 75; pt: thousands of draws per chain, default 4).")
     ] = None,
 ) -> None:
     """Time a computation after compilation (gp-grad: GP value+gradient in Cholesky units;
