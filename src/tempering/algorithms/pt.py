@@ -125,7 +125,7 @@ def pt_warmup(ladder: TemperingLadder, bound: BoundKernel, step: Callable, reini
     """PT's warmup: with ``rounds``, the schedule first (full scans,
     :mod:`~tempering.algorithms.pt_rounds`), then the inner kernels on it; otherwise the inner
     kernels rung by rung (``warm_rungs``), or plain steps when the kernel has no warmup."""
-    if rounds is not None:  # the schedule first (full scans), then the inner kernels on it
+    if rounds is not None:
         k_rounds, k_rungs = jax.random.split(key)
         scans = num_steps if bound.warmup is None else num_steps // 2
         state, params, cost = run_rounds(step, _swap_stats, reinit, k_rounds, state, params,
