@@ -120,6 +120,14 @@ def propose_swaps(key: jax.Array, replicas: list, index: jax.Array, parity: jax.
     return tuple(replicas), index, cost, stats
 
 
+def check_ladder(ladder: TemperingLadder, keep_all_rungs: bool) -> None:
+    """PT keeps its subsets (``redraw=False``); keeping every rung needs power weights."""
+    if keep_all_rungs and ladder.kind != "power":
+        raise ValueError("keep_all_rungs needs a power ladder (subset rungs have no power weights)")
+    if ladder.redraw:
+        raise ValueError("parallel tempering keeps its subsets: use a ladder with redraw=False")
+
+
 def pt_warmup(ladder: TemperingLadder, bound: BoundKernel, step: Callable, reinit: Callable,
               rounds: Rounds | None, key, state, params, num_steps):
     """PT's warmup: with ``rounds``, the schedule first (full scans,
@@ -166,10 +174,7 @@ def parallel_tempering(ladder: TemperingLadder, bound: BoundKernel, params: Any,
         carry its β's in its view (:func:`~tempering.ladders.adaptive_power_ladder`). The
         parameters are then ``{"inner": ..., "schedule": ..., "rejection": ...}``.
     """
-    if keep_all_rungs is not None and ladder.kind != "power":
-        raise ValueError("keep_all_rungs needs a power ladder (subset rungs have no power weights)")
-    if ladder.redraw:
-        raise ValueError("parallel tempering keeps its subsets: use a ladder with redraw=False")
+    check_ladder(ladder, keep_all_rungs is not None)
     n_rungs = ladder.num_rungs
     if rounds is not None:
         params = {"inner": params, **round_record(rounds.max_rounds, n_rungs)}
@@ -219,9 +224,8 @@ def parallel_tempering(ladder: TemperingLadder, bound: BoundKernel, params: Any,
         return pt_warmup(ladder, bound, step, reinit, rounds, key, state, params, num_steps)
 
     def position(state):
-        if keep_all_rungs is None:
-            return state.replicas[0].position
-        return jnp.stack([r.position for r in state.replicas])
+        return (state.replicas[0].position if keep_all_rungs is None
+                else jnp.stack([r.position for r in state.replicas]))
 
     stats = PT_STATS + (ALL_RUNGS_STATS if keep_all_rungs is not None else ())
     dims = ("ladder",) if keep_all_rungs is not None else ()

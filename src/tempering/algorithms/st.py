@@ -104,6 +104,34 @@ def propose_rung(key: Array, rung: Array, num_rungs: int) -> tuple[Array, Array]
     return new.astype(jnp.int32), jnp.log(neighbours(rung)) - jnp.log(neighbours(new))
 
 
+def st_warmup(family: TemperedFamily, ks: Array, step: Callable, with_pilot: bool,
+              gain: tuple[float, float], key: Array, state: STState, params: dict,
+              num_steps: int) -> tuple[STState, dict, Array]:
+    """ST's warmup: the pilot's thermodynamic-integration start of the pseudo-prior (with
+    ``with_pilot``: a further quarter of the steps, at most ``PILOT_CAP``), stochastic
+    approximation with gain c0/(t + n0) (``gain``) over half the steps, then the occupation
+    correction from counts over the other half."""
+    k_pilot, k_sa, k_count = jax.random.split(key, 3)
+    n_pilot = min(num_steps // 4, PILOT_CAP) if with_pilot else 0
+    n_sa = num_steps // 2
+    n_count = num_steps - n_sa
+    cost = jnp.zeros(())
+    if n_pilot > 0:
+        state, params, cost = pilot(family, ks, k_pilot, state.inner.position, params,
+                                    n_pilot)
+    if n_sa > 0:
+        state, params, sa_cost, _ = iterations(step, k_sa, state, params, n_sa,
+                                               sa=(0, *gain))
+        cost = cost + sa_cost
+    if n_count > 0:
+        state, params, count_cost, rungs = iterations(step, k_count, state, params, n_count)
+        counts = jnp.sum(jax.nn.one_hot(rungs, ks.shape[0]), axis=0)
+        params = {**params, "log_pseudo_prior": count_correction(
+            params["log_pseudo_prior"], counts)}
+        cost = cost + count_cost
+    return state, params, cost
+
+
 def simulated_tempering(family: TemperedFamily, betas: np.ndarray, *, name: str = "st",
                         inner_steps: int = 1, c0: float = 100.0,
                         n0: float = 1000.0,
@@ -168,25 +196,8 @@ def simulated_tempering(family: TemperedFamily, betas: np.ndarray, *, name: str 
         return STState(inner, rung), AlgorithmInfo(accept, evals * family.eval_cost, lp, stats)
 
     def warmup(key, state, params, num_steps):
-        k_pilot, k_sa, k_count = jax.random.split(key, 3)
-        n_pilot = min(num_steps // 4, PILOT_CAP) if pseudo_prior_init == "pilot" else 0
-        n_sa = num_steps // 2
-        n_count = num_steps - n_sa
-        cost = jnp.zeros(())
-        if n_pilot > 0:
-            state, params, cost = pilot(family, ks, k_pilot, state.inner.position, params,
-                                        n_pilot)
-        if n_sa > 0:
-            state, params, sa_cost, _ = iterations(step, k_sa, state, params, n_sa,
-                                                   sa=(0, c0, n0))
-            cost = cost + sa_cost
-        if n_count > 0:
-            state, params, count_cost, rungs = iterations(step, k_count, state, params, n_count)
-            counts = jnp.sum(jax.nn.one_hot(rungs, m), axis=0)
-            params = {**params, "log_pseudo_prior": count_correction(
-                params["log_pseudo_prior"], counts)}
-            cost = cost + count_cost
-        return state, params, cost
+        return st_warmup(family, ks, step, pseudo_prior_init == "pilot", (c0, n0), key, state,
+                         params, num_steps)
 
     return Algorithm(name, init, warmup, step, lambda s: s.inner.position, params0, ST_STATS,
                      headline=ST_HEADLINE, facts={"betas": [float(b) for b in betas]})

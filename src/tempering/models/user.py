@@ -166,6 +166,43 @@ def check_callables(log_prior: Any, log_lik: Any, log_lik_terms: Any, constrain:
         raise UserInputError(f"alpha: expected a positive number, got {alpha!r}")
 
 
+def theta_length(dim: int | None, size: int, constrained: bool) -> int:
+    """The length d of θ: ``dim``, default the params' total ``size``, which it must equal
+    unless a ``constrain`` map is given."""
+    theta_dim = size if dim is None else check_dim(dim)
+    if not constrained and theta_dim != size:
+        raise UserInputError(f"dim = {theta_dim} but the params' sizes add up to {size}; give "
+                             "constrain to map θ to params of other shapes")
+    return theta_dim
+
+
+def checked_init(init: Callable | None, theta_dim: int) -> Callable:
+    """``init``, default independent N(0, 1) draws per coordinate, checked (traced) to return a
+    θ of length d."""
+    init = init or (lambda key: jax.random.normal(key, (theta_dim,)))
+    expect_shape("init(key)", abstract_call("init(key)", init, jax.random.key(0)), (theta_dim,))
+    return init
+
+
+def checked_log_lik(log_prior: Callable, log_lik: Callable | None,
+                    log_lik_terms: Callable | None, theta: jax.ShapeDtypeStruct,
+                    data: PyTree) -> Callable:
+    """Check that log_prior(θ) and log_lik(θ, data) are scalars and log_lik_terms(θ, data) has
+    one term per datum (traced, not run), and return log_lik: Σ_i of the terms when only they
+    are given."""
+    n = int(jax.tree.leaves(data)[0].shape[0])
+    expect_shape("log_prior(θ)", abstract_call("log_prior(θ)", log_prior, theta), ())
+    if log_lik_terms is not None:
+        terms_fn = log_lik_terms
+        expect_shape("log_lik_terms(θ, data)",
+                     abstract_call("log_lik_terms(θ, data)", terms_fn, theta, data), (n,))
+        if log_lik is None:
+            log_lik = lambda t, d: jnp.sum(terms_fn(t, d))
+    assert log_lik is not None
+    expect_shape("log_lik(θ, data)", abstract_call("log_lik(θ, data)", log_lik, theta, data), ())
+    return log_lik
+
+
 def from_logdensity(
     log_prior: Callable[[Array], Array],
     log_lik: Callable[[Array, PyTree], Array] | None = None,
@@ -232,26 +269,13 @@ def from_logdensity(
     check_callables(log_prior, log_lik, log_lik_terms, constrain, init, alpha)
     specs = as_params(params, dim if params is None else None)
     size = sum(spec.size for spec in specs)
-    theta_dim = size if dim is None else check_dim(dim)
-    if constrain is None and theta_dim != size:
-        raise UserInputError(f"dim = {theta_dim} but the params' sizes add up to {size}; give "
-                             "constrain to map θ to params of other shapes")
+    theta_dim = theta_length(dim, size, constrain is not None)
     data = as_data(data)
-    n = int(jax.tree.leaves(data)[0].shape[0])
     theta = jax.ShapeDtypeStruct((theta_dim,), jnp.float64)
-    expect_shape("log_prior(θ)", abstract_call("log_prior(θ)", log_prior, theta), ())
-    if log_lik_terms is not None:
-        terms_fn = log_lik_terms
-        expect_shape("log_lik_terms(θ, data)",
-                     abstract_call("log_lik_terms(θ, data)", terms_fn, theta, data), (n,))
-        if log_lik is None:
-            log_lik = lambda t, d: jnp.sum(terms_fn(t, d))
-    assert log_lik is not None
-    expect_shape("log_lik(θ, data)", abstract_call("log_lik(θ, data)", log_lik, theta, data), ())
+    log_lik = checked_log_lik(log_prior, log_lik, log_lik_terms, theta, data)
     constrain = constrain or split_params(specs)
     check_constrain(constrain, theta, specs)
-    init = init or (lambda key: jax.random.normal(key, (theta_dim,)))
-    expect_shape("init(key)", abstract_call("init(key)", init, jax.random.key(0)), (theta_dim,))
+    init = checked_init(init, theta_dim)
     if log_lik_terms is not None:
         check_terms_sum(log_lik, log_lik_terms, jnp.asarray(init(jax.random.key(0)), float), data)
     return Model(name=name, data=data, log_prior_fn=log_prior, log_lik_fn=log_lik,
