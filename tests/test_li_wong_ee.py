@@ -5,6 +5,8 @@
   (rows sum to 100), and Table 3's paper rows copied and labelled.
 - ``--only``: an unknown part, and ``--only`` on a reproduction without parts, get one line and
   exit code 2 with no output directory made.
+- Fig. 4's k-means curve stops below the number of distinct draws (rejections repeat draws), with
+  no scikit-learn warning.
 - (slow) A tiny ``--only ee`` run writes its tables, the figure and the README.
 """
 
@@ -23,12 +25,25 @@ from tempering.experiments import li_wong_paper as paper
 from tempering.experiments.li_wong import parts_to_run, run
 from tempering.experiments.li_wong_ee import (
     continued_levels,
+    embedding,
     indicator_ess,
     mode_masses,
     ring_shares,
     table3_rows,
 )
 from tempering.ladders.energy import mintee_batches
+
+
+def test_embedding_clusters_stay_below_the_distinct_draws():
+    import warnings
+
+    rng = np.random.default_rng(1)
+    mu = np.repeat(rng.normal(size=(25, 50)), 4, axis=0)  # 100 draws, 25 distinct
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        out = embedding(mu, 100)
+    assert out["clusters"] == [10, 20] and len(out["inertia"]) == 2
+    assert out["xy"].shape == (100, 2) and out["modes"].shape == (100,)
 
 
 def test_mode_masses_and_indicator_ess():

@@ -217,15 +217,17 @@ def table3_rows(results: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
 
 def embedding(mu: np.ndarray, points: int) -> dict[str, Any]:
     """A t-SNE embedding of ``points`` evenly spaced draws and the k-means objective against the
-    number of clusters (Fig. 4 middle and right; scikit-learn)."""
+    number of clusters (Fig. 4 middle and right; scikit-learn), for each number of clusters below
+    the number of distinct draws."""
     from sklearn.cluster import KMeans
     from sklearn.manifold import TSNE
 
     picked = mu[np.linspace(0, len(mu) - 1, min(points, len(mu))).astype(int)]
     xy = TSNE(n_components=2, perplexity=30.0, init="pca", random_state=0).fit_transform(picked)
     clusters = [10, 20, 30, 40, 45, 50, 55, 60, 70]
+    distinct = len(np.unique(picked, axis=0))  # a rejected move repeats its draw
     inertia = [float(KMeans(n_clusters=c, n_init=3, random_state=0).fit(picked).inertia_)
-               for c in clusters if c < len(picked)]
+               for c in clusters if c < distinct]
     return {"xy": xy, "modes": np.asarray(mode_index(jnp.asarray(picked), paper.EE_SPIKE)),
             "clusters": clusters[:len(inertia)], "inertia": inertia}
 
