@@ -129,7 +129,8 @@ def check_ladder(ladder: TemperingLadder, keep_all_rungs: bool) -> None:
 
 
 def pt_warmup(ladder: TemperingLadder, bound: BoundKernel, step: Callable, reinit: Callable,
-              rounds: Rounds | None, key, state, params, num_steps):
+              rounds: Rounds | None, key: jax.Array, state: Any, params: Any,
+              num_steps: int) -> tuple[Any, Any, jax.Array]:
     """PT's warmup: with ``rounds``, the schedule first (full scans,
     :mod:`~tempering.algorithms.pt_rounds`), then the inner kernels on it; otherwise the inner
     kernels rung by rung (``warm_rungs``), or plain steps when the kernel has no warmup."""

@@ -23,7 +23,7 @@ transitions themselves (levels 1..M twice, and the level-0 update).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, Literal, NamedTuple
 
 import jax
@@ -59,7 +59,8 @@ class TTState(NamedTuple):
     view: tuple  # subset indices kept between iterations (unused when redrawn)
 
 
-def excursion(keys, x, rungs, up, down, inner_steps: int, down_levels: str):
+def excursion(keys: jax.Array, x: Any, rungs: Sequence, up: Sequence, down: Sequence,
+              inner_steps: int, down_levels: str) -> tuple[Any, jax.Array, jax.Array]:
     """Up and down passes from x (level 0; seed 000 Algorithm 2, down passes as Neal's or as
     printed); returns the candidate, its log weight and the cost."""
     top = len(rungs) - 1
