@@ -96,7 +96,7 @@ def test_frozen_adapted_ladder_steps_like_the_fixed_one():
 
         def body(state, key):
             state, info = algorithm.step(key, state, algorithm.params)
-            return state, (jnp.stack([r.position for r in state.replicas]), info.cost,
+            return state, (state.replicas.position, info.cost,
                            info.stats["swap_accepted"])
 
         return jax.lax.scan(body, state, jax.random.split(jax.random.key(2), 30))[1]

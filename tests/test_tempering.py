@@ -40,7 +40,7 @@ def replica_draws(algorithm, key, position, draws):
 
     def body(state, k):
         state, _ = algorithm.step(k, state, algorithm.params)
-        return state, jnp.stack([r.position for r in state.replicas])
+        return state, state.replicas.position
 
     keys = jax.random.split(jax.random.fold_in(key, 1), draws + 200)
     _, out = jax.jit(lambda s, ks: jax.lax.scan(body, s, ks))(state, keys)

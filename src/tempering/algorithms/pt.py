@@ -18,8 +18,15 @@ index process is a random walk (round-trip rate 1/(2N + 2Σ r/(1 − r)) against
 States move, not temperatures: per-rung tuning stays with its rung. Each side of a proposal is
 evaluated by initialising the other rung's kernel at the incoming state, so an accepted swap leaves
 every cached density (and gradient) belonging to the rung it now sits on; that costs c_m + c_{m−1}
-per proposal, counted. For a subset ladder those are the "two extra evaluations" of seed 000 §3.1's
-caveat.
+per proposal, counted (:mod:`tempering.algorithms.pt_swaps`). For a subset ladder those are the
+"two extra evaluations" of seed 000 §3.1's caveat.
+
+Rungs are an array axis: the replicas are one inner-kernel state whose leaves lead with the rung
+axis, and every per-rung step (inner updates, swap evaluations, warmup adaptation, the
+re-initialisation after a schedule move) runs through
+:func:`~tempering.algorithms.rung_axis.over_rungs` — one kernel built over the density at a traced
+rung and ``vmap``ped over the rungs on a power ladder, so the compiled program does not grow with
+the ladder; unrolled on a subset ladder (static subset sizes).
 
 A round trip is counted when a replica that has visited rung 0 and then rung M returns to rung 0.
 
@@ -47,34 +54,29 @@ from tempering.algorithms.pt_stats import (
     REPLICA_AT_RUNG,
     ROUND_TRIPS,
     RUNG_ACCEPTANCE,
-    SWAP_ACCEPTED,
-    SWAP_LOG_UP,
     SWAP_PROB,
     SWAP_PROPOSED,
 )
-from tempering.algorithms.rungs import rung_slice, stack_rungs, warmup_rung
+from tempering.algorithms.pt_swaps import paired_swaps, swap_log_ratio, sweep_swaps
+from tempering.algorithms.rung_axis import over_rungs, rung_costs, rung_slice
+from tempering.algorithms.rungs import warmup_rung
 from tempering.kernels.base import BoundKernel, evals_and_acceptance
-from tempering.ladders import (
-    TemperingLadder,
-)
+from tempering.ladders import TemperingLadder
 from tempering.models.base import Model
-from tempering.numerics import metropolis, run_steps, select
+from tempering.numerics import run_steps
+
+__all__ = ["PTState", "parallel_tempering", "swap_log_ratio"]
 
 AT_NOTHING, AT_BOTTOM, AT_TOP = 0, 1, 2
 
+
 class PTState(NamedTuple):
-    replicas: tuple  # inner state on each rung
+    replicas: Any  # inner-kernel state, every leaf with a leading rung axis (rung 0 the target)
     replica_at_rung: jax.Array  # (R,) replica id on each rung (the index process)
     last_end: jax.Array  # (R,) per replica id: AT_NOTHING, AT_BOTTOM, AT_TOP (last end visited)
     round_trips: jax.Array  # () completed bottom → top → bottom trips, all replicas
     iteration: jax.Array  # () iterations done (DEO parity)
-    view: tuple  # subset indices in force (fixed per chain)
-
-
-def swap_log_ratio(hi_at_lo: jax.Array, lo_at_hi: jax.Array, hi: jax.Array,
-                   lo: jax.Array) -> jax.Array:
-    """log r = log h_m(θ_{m−1}) + log h_{m−1}(θ_m) − log h_m(θ_m) − log h_{m−1}(θ_{m−1})."""
-    return hi_at_lo + lo_at_hi - hi - lo
+    view: tuple  # subset indices in force (fixed per chain), or the adaptive schedule's β's
 
 
 def update_round_trips(index, last_end, round_trips):
@@ -83,41 +85,6 @@ def update_round_trips(index, last_end, round_trips):
     last_end = last_end.at[top].set(jnp.where(last_end[top] == AT_BOTTOM, AT_TOP, last_end[top]))
     completed = last_end[bottom] == AT_TOP
     return last_end.at[bottom].set(AT_BOTTOM), round_trips + completed.astype(jnp.int32)
-
-
-def propose_swaps(key: jax.Array, replicas: list, index: jax.Array, parity: jax.Array,
-                  rungs, ks, swap: str, log_ratio: Callable) -> tuple[tuple, jax.Array, jax.Array,
-                                                                     dict[str, jax.Array]]:
-    """Swap proposals between adjacent rungs m−1 and m for m = M..1 (``sweep``) or the pairs
-    with m−1 ≡ ``parity`` (mod 2) (``deo``), each accepted with Eq. 2's ratio. Each side is
-    evaluated by initialising the other rung's kernel at the incoming state, so accepted states
-    carry their new rung's cached density. Returns the replicas, the index process, the cost of
-    the evaluations and the swap statistics."""
-    top = len(replicas) - 1
-    replicas = list(replicas)
-    cost = jnp.zeros(())
-    probs: list[Any] = [None] * top
-    log_up: list[Any] = [None] * top
-    proposed_all: list[Any] = [None] * top
-    accepted_all: list[Any] = [None] * top
-    for m, k in zip(range(top, 0, -1), jax.random.split(key, top), strict=True):
-        lo, hi = replicas[m - 1], replicas[m]
-        hi_cand, lo_cand = ks[m].init(lo.position), ks[m - 1].init(hi.position)
-        log_r = log_ratio(hi_cand.logdensity, lo_cand.logdensity, hi.logdensity, lo.logdensity)
-        proposed = jnp.asarray(True) if swap == "sweep" else (m - 1) % 2 == parity
-        accepted, prob = metropolis(k, log_r)
-        accepted = proposed & accepted
-        replicas[m], replicas[m - 1] = select(accepted, hi_cand, hi), select(accepted, lo_cand,
-                                                                             lo)
-        swapped = index.at[m - 1].set(index[m]).at[m].set(index[m - 1])
-        index = jnp.where(accepted, swapped, index)
-        cost = cost + jnp.where(proposed, rungs[m].cost + rungs[m - 1].cost, 0.0)
-        probs[m - 1] = jnp.where(proposed, prob, 0.0)
-        log_up[m - 1] = jnp.where(proposed, lo_cand.logdensity - hi.logdensity, jnp.nan)
-        proposed_all[m - 1], accepted_all[m - 1] = proposed, accepted
-    stats = {SWAP_PROB.name: jnp.stack(probs), SWAP_PROPOSED.name: jnp.stack(proposed_all),
-             SWAP_ACCEPTED.name: jnp.stack(accepted_all), SWAP_LOG_UP.name: jnp.stack(log_up)}
-    return tuple(replicas), index, cost, stats
 
 
 def check_ladder(ladder: TemperingLadder, keep_all_rungs: bool) -> None:
@@ -176,47 +143,46 @@ def parallel_tempering(ladder: TemperingLadder, bound: BoundKernel, params: Any,
         parameters are then ``{"inner": ..., "schedule": ..., "rejection": ...}``.
     """
     check_ladder(ladder, keep_all_rungs is not None)
-    n_rungs = ladder.num_rungs
     if rounds is not None:
-        params = {"inner": params, **round_record(rounds.max_rounds, n_rungs)}
+        params = {"inner": params, **round_record(rounds.max_rounds, ladder.num_rungs)}
 
     def inner(params):
         return params if rounds is None else params["inner"]
 
-    def kernels(view, params):
-        rungs = ladder.rungs(view)
-        return rungs, [bound.make(r.log_density, rung_slice(inner(params), m))
-                       for m, r in enumerate(rungs)]
-
     def init(key, position):
         view = ladder.draw_view(key)
-        return initial_state(kernels(view, params)[1], position, view)
+        return initial_state(ladder, bound, view, inner(params), position)
 
     def step(key, state, params):
         k_inner, k_swap = jax.random.split(key)
-        rungs, ks = kernels(state.view, params)
-        replicas, cost, rung_accept = inner_updates(k_inner, rungs, ks, state.replicas,
-                                                    inner_steps)
+        replicas, cost, rung_accept = inner_updates(k_inner, ladder, bound, state.view,
+                                                    inner(params), state.replicas, inner_steps)
         k_swap, k_parity = jax.random.split(k_swap)
-        parity = (jax.random.bernoulli(k_parity).astype(jnp.int32) if swap == "seo"
-                  else state.iteration % 2)
-        replicas, index, swap_cost, stats = propose_swaps(
-            k_swap, replicas, state.replica_at_rung, parity, rungs, ks, swap, log_ratio)
+        if swap == "sweep":
+            replicas, index, swap_cost, stats = sweep_swaps(
+                k_swap, ladder, bound, state.view, inner(params), replicas,
+                state.replica_at_rung, log_ratio)
+        else:
+            parity = (jax.random.bernoulli(k_parity).astype(jnp.int32) if swap == "seo"
+                      else state.iteration % 2)
+            replicas, index, swap_cost, stats = paired_swaps(
+                k_swap, ladder, bound, state.view, inner(params), replicas,
+                state.replica_at_rung, parity, log_ratio)
         new = moved_state(state, replicas, index)
-        stats |= {ROUND_TRIPS.name: new.round_trips, RUNG_ACCEPTANCE.name: jnp.stack(rung_accept),
+        stats |= {ROUND_TRIPS.name: new.round_trips, RUNG_ACCEPTANCE.name: rung_accept,
                   REPLICA_AT_RUNG.name: index,
                   BETA.name: jnp.asarray(schedule(state), jnp.float64)}
         if keep_all_rungs is not None:
-            all_rungs, energy_cost = _all_rungs_stats(keep_all_rungs, schedule(state), replicas)
+            all_rungs, energy_cost = _all_rungs_stats(keep_all_rungs, ladder.betas, replicas)
             stats |= all_rungs
             cost = cost + energy_cost
-        info = AlgorithmInfo(rung_accept[0], cost + swap_cost, replicas[0].logdensity, stats)
+        info = AlgorithmInfo(rung_accept[0], cost + swap_cost, replicas.logdensity[0], stats)
         return new, info
 
     def reinit(state, params):
-        rungs, ks = kernels(state.view, params)
-        replicas = tuple(k.init(r.position) for k, r in zip(ks, state.replicas, strict=True))
-        return state._replace(replicas=replicas), jnp.asarray(sum(r.cost for r in rungs))
+        replicas = over_rungs(ladder, state.view, lambda m, ld, p, x: bound.make(ld, p).init(x),
+                              inner(params), state.replicas.position)
+        return state._replace(replicas=replicas), jnp.sum(rung_costs(ladder))
 
     def schedule(state):
         return ladder.betas if rounds is None else state.view[0]
@@ -225,78 +191,79 @@ def parallel_tempering(ladder: TemperingLadder, bound: BoundKernel, params: Any,
         return pt_warmup(ladder, bound, step, reinit, rounds, key, state, params, num_steps)
 
     def position(state):
-        return (state.replicas[0].position if keep_all_rungs is None
-                else jnp.stack([r.position for r in state.replicas]))
+        return (state.replicas.position[0] if keep_all_rungs is None
+                else state.replicas.position)
 
     stats = PT_STATS + (ALL_RUNGS_STATS if keep_all_rungs is not None else ())
     dims = ("ladder",) if keep_all_rungs is not None else ()
     return Algorithm(name, init, warmup, step, position, params, stats, dims, headline=PT_HEADLINE)
 
 
-def initial_state(ks: list, position: jax.Array, view: tuple) -> PTState:
+def initial_state(ladder: TemperingLadder, bound: BoundKernel, view: tuple, params: Any,
+                  position: jax.Array) -> PTState:
     """Every rung's kernel started at ``position`` (one per rung when 2-D), replica m on rung m."""
-    n_rungs = len(ks)
+    n_rungs = ladder.num_rungs
     positions = position if position.ndim == 2 else jnp.broadcast_to(
         position, (n_rungs, position.shape[-1]))
-    replicas = tuple(k.init(positions[m]) for m, k in enumerate(ks))
+    replicas = over_rungs(ladder, view, lambda m, ld, p, x: bound.make(ld, p).init(x), params,
+                          positions)
     last_end = jnp.zeros(n_rungs, jnp.int32).at[0].set(AT_BOTTOM)
     return PTState(replicas, jnp.arange(n_rungs), last_end, jnp.zeros((), jnp.int32),
                    jnp.zeros((), jnp.int32), view)
 
 
-def moved_state(state: PTState, replicas: list, index: jax.Array) -> PTState:
+def moved_state(state: PTState, replicas: Any, index: jax.Array) -> PTState:
     """The state after an iteration's swaps: round trips counted, the iteration advanced."""
     last_end, round_trips = update_round_trips(index, state.last_end, state.round_trips)
-    return PTState(tuple(replicas), index, last_end, round_trips, state.iteration + 1,
-                   state.view)
+    return PTState(replicas, index, last_end, round_trips, state.iteration + 1, state.view)
 
 
-def inner_updates(key: jax.Array, rungs, ks: list, replicas: tuple, inner_steps: int
-                  ) -> tuple[list, jax.Array, list]:
+def inner_updates(key: jax.Array, ladder: TemperingLadder, bound: BoundKernel, view: tuple,
+                  params: Any, replicas: Any, inner_steps: int
+                  ) -> tuple[Any, jax.Array, jax.Array]:
     """``inner_steps`` inner updates on every rung: the replicas, their cost and each rung's
-    mean acceptance."""
-    out, cost, accepts = [], jnp.zeros(()), []
-    for m, k in enumerate(jax.random.split(key, len(ks))):
-        replica, (n_evals, accept) = run_steps(ks[m].step, k, replicas[m], inner_steps,
-                                               evals_and_acceptance)
-        out.append(replica)
-        accepts.append(accept / inner_steps)
-        cost = cost + n_evals * rungs[m].cost
-    return out, cost, accepts
+    mean acceptance (R,)."""
+
+    def one_rung(m, log_density, rung_params, k, replica):
+        return run_steps(bound.make(log_density, rung_params).step, k, replica, inner_steps,
+                         evals_and_acceptance)
+
+    keys = jax.random.split(key, ladder.num_rungs)
+    replicas, (n_evals, accept) = over_rungs(ladder, view, one_rung, params, keys, replicas)
+    return replicas, jnp.sum(n_evals * rung_costs(ladder)), accept / inner_steps
 
 
 def warm_rungs(ladder: TemperingLadder, bound: BoundKernel, key: jax.Array, state: PTState,
                params: Any, num_steps: int) -> tuple[PTState, Any, jax.Array]:
-    """Each rung's inner kernel adapted on its own density, no swaps (rung-stacked ``params``)."""
-    rungs = ladder.rungs(state.view)
-    replicas, tuned, cost = [], [], jnp.zeros(())
-    for m, k in enumerate(jax.random.split(key, len(rungs))):
-        replica, p, n_evals = warmup_rung(bound, k, rungs[m].log_density, state.replicas[m],
-                                          rung_slice(params, m), num_steps)
-        replicas.append(replica)
-        tuned.append(p)
-        cost = cost + n_evals * rungs[m].cost
-    return state._replace(replicas=tuple(replicas)), stack_rungs(tuned), cost
+    """Each rung's inner kernel adapted on its own density, no swaps (rung-stacked ``params``),
+    all rungs as one batch."""
+
+    def one_rung(m, log_density, rung_params, k, replica):
+        return warmup_rung(bound, k, log_density, replica, rung_params, num_steps)
+
+    keys = jax.random.split(key, ladder.num_rungs)
+    replicas, tuned, n_evals = over_rungs(ladder, state.view, one_rung, params, keys,
+                                          state.replicas)
+    return state._replace(replicas=replicas), tuned, jnp.sum(n_evals * rung_costs(ladder))
 
 
 def _swap_stats(info: AlgorithmInfo) -> tuple[jax.Array, jax.Array]:
     return info.stats[SWAP_PROB.name], info.stats[SWAP_PROPOSED.name]
 
 
-def _all_rungs_stats(model: Model, betas, replicas) -> tuple[dict, jax.Array]:
+def _all_rungs_stats(model: Model, betas: tuple[float, ...], replicas: Any
+                     ) -> tuple[dict, jax.Array]:
     """Every rung's index, U = log p(X | θ) and log weight (1 − β) U; the evaluations' cost.
-    A rung at β = 0 (fixed ladders only) evaluates log p(X | θ), counted."""
-    energies, cost = [], jnp.zeros(())
-    for m, replica in enumerate(replicas):
-        beta = betas[m]
-        if isinstance(beta, float) and beta == 0.0:
-            energies.append(model.log_lik(replica.position))
-            cost = cost + 1.0
-        else:
-            energies.append((replica.logdensity - model.log_prior(replica.position)) / beta)
-    energy = jnp.stack(energies)
-    one_minus = 1.0 - jnp.asarray(betas)
+    U is read off the cached density, (h_m − log p(θ))/β_m; a rung at β = 0 (fixed ladders only)
+    evaluates log p(X | θ), counted."""
+    beta = jnp.asarray(betas, jnp.float64)
+    log_prior = jax.vmap(model.log_prior)(replicas.position)
+    energy = (replicas.logdensity - log_prior) / jnp.where(beta > 0, beta, 1.0)
+    prior_rungs = [m for m, b in enumerate(betas) if b == 0.0]
+    for m in prior_rungs:  # at most one rung: the ladder's end
+        energy = energy.at[m].set(model.log_lik(rung_slice(replicas, m).position))
+    one_minus = 1.0 - beta
     log_weight = jnp.where(one_minus == 0, 0.0, one_minus * energy)  # 0 · (−∞) = 0 at β = 1
     rung, log_tempered, log_weight_stat = ALL_RUNGS_STATS
     return {rung.name: jnp.arange(len(betas), dtype=jnp.int32), log_tempered.name: energy,
-            log_weight_stat.name: log_weight}, cost
+            log_weight_stat.name: log_weight}, jnp.asarray(float(len(prior_rungs)))

@@ -10,8 +10,16 @@ A :class:`TemperingLadder` turns a *view* — the subset indices in force — in
   ``redraw=False`` keeps the subsets drawn when a chain starts (SPT); ``redraw=True`` draws them
   anew every iteration, independently of the state (STT; a mixture of valid kernels, so exact).
 
-Views have static sizes, so rung m's data view is a gather of N_m rows and its likelihood costs
-what it should; rungs are unrolled in Python, one kernel per rung.
+Rungs as an array axis. A power ladder's rungs differ only in β, so it also gives
+``density_at(view, m)``: rung m's log density for a *traced* m, h(θ; β_m). A sampler builds its
+inner kernel once over that density and ``vmap``s or ``scan``s it over the rung axis
+(:mod:`tempering.algorithms.rung_axis`), so the compiled program does not grow with the ladder.
+Subset rungs keep ``density_at = None``: their views have static sizes N_m (rung m's data view is a
+gather of N_m rows, and its likelihood costs what it should), so they stay unrolled, one kernel per
+rung. Masking every rung to N points would compile once but make every rung cost a full-data
+evaluation in wall time — for a GP likelihood (α = 3) the very cost subsampling exists to avoid —
+so the unrolled form is the better trade for the samplers; only the pilot, which must move N_m
+without recompiling, masks (:func:`adaptive_subset_ladder`).
 """
 
 from __future__ import annotations
@@ -49,6 +57,9 @@ class TemperingLadder(NamedTuple):
         PRNG key ↦ view.
     rungs
         view ↦ tuple of :class:`~tempering.ladders.base.Rung`, rung 0 the target.
+    density_at
+        ``None`` (rungs of different static shapes: unrolled), or (view, m) ↦ rung m's log
+        density for a traced rung index m, one function for every rung (power ladders).
     """
 
     kind: str
@@ -58,18 +69,37 @@ class TemperingLadder(NamedTuple):
     redraw: bool
     draw_view: Callable[[jax.Array], View]
     rungs: Callable[[View], Ladder]
+    density_at: Callable[[View, jax.Array], Callable[[jax.Array], jax.Array]] | None = None
 
     @property
     def num_rungs(self) -> int:
         return len(self.betas)
 
 
+def tempered_density(model: Model, beta: jax.Array) -> Callable[[jax.Array], jax.Array]:
+    """θ ↦ log p(θ) + β log p(X | θ) for a traced β; β = 0 is the prior rung (0 · log p(X | θ)
+    read as 0, even where p(X | θ) = 0); −∞ where not finite."""
+
+    def log_density(theta):
+        log_lik = model.log_lik(theta)
+        tempered = jnp.where(beta > 0, beta * jnp.where(beta > 0, log_lik, 0.0), 0.0)
+        return finite_or_neg_inf(model.log_prior(theta) + tempered)
+
+    return log_density
+
+
 def power_tempering_ladder(model: Model, betas: np.ndarray) -> TemperingLadder:
     """The powered-likelihood ladder (no view; the rungs are fixed)."""
     rungs = power_ladder(model, [float(b) for b in betas])
     n = model.n_data
+    fixed = np.asarray(betas, dtype=np.float64)
+
+    def density_at(view, m):
+        return tempered_density(model, jnp.asarray(fixed)[m])
+
     return TemperingLadder("power", tuple(float(b) for b in betas), (n,) * len(betas),
-                           (1.0,) * len(betas), False, lambda key: (), lambda view: rungs)
+                           (1.0,) * len(betas), False, lambda key: (), lambda view: rungs,
+                           density_at)
 
 
 def adaptive_power_ladder(model: Model, betas: np.ndarray) -> TemperingLadder:
@@ -86,18 +116,14 @@ def adaptive_power_ladder(model: Model, betas: np.ndarray) -> TemperingLadder:
     n = model.n_data
 
     def rungs(view):
-        def rung(beta):
-            def log_density(theta):
-                log_lik = model.log_lik(theta)
-                tempered = jnp.where(beta > 0, beta * jnp.where(beta > 0, log_lik, 0.0), 0.0)
-                return finite_or_neg_inf(model.log_prior(theta) + tempered)
+        return tuple(Rung(tempered_density(model, view[0][m]), 1.0, None)
+                     for m in range(len(start)))
 
-            return Rung(log_density, 1.0, None)
-
-        return tuple(rung(view[0][m]) for m in range(len(start)))
+    def density_at(view, m):
+        return tempered_density(model, view[0][m])
 
     return TemperingLadder("power", start, (n,) * len(start), (1.0,) * len(start), False,
-                           lambda key: (jnp.asarray(start),), rungs)
+                           lambda key: (jnp.asarray(start),), rungs, density_at)
 
 
 def adaptive_subset_ladder(model: Model, betas: np.ndarray, *,
@@ -123,22 +149,26 @@ def adaptive_subset_ladder(model: Model, betas: np.ndarray, *,
         perms = jnp.stack([jax.random.permutation(k, n) for k in jax.random.split(key, count)])
         return (jnp.asarray(start), perms)
 
+    def density_at(view, m):
+        """Rung m ≥ 1: the first N_m points of its permutation under a mask; rung 0 (β = 1,
+        every point, in the data's own order) is the target."""
+        order = jnp.where(m == 0, jnp.arange(n), view[1][jnp.clip(m - 1, 0, count - 1)])
+        data = jax.tree.map(lambda a: jnp.take(a, order, axis=0), model.data)
+        mask = jnp.arange(n) < jnp.maximum(1.0, jnp.round(view[0][m] * n))
+
+        def log_density(theta):
+            terms = jnp.where(mask, model.log_lik_terms(theta, data), 0.0)
+            return finite_or_neg_inf(model.log_prior(theta) + jnp.sum(terms))
+
+        return log_density
+
     def rungs(view):
-        def rung(m):
-            data = jax.tree.map(lambda a: jnp.take(a, view[1][min(m - 1, count - 1)], axis=0),
-                                model.data)
-            mask = jnp.arange(n) < jnp.maximum(1.0, jnp.round(view[0][m] * n))
-
-            def log_density(theta):
-                terms = jnp.where(mask, model.log_lik_terms(theta, data), 0.0)
-                return finite_or_neg_inf(model.log_prior(theta) + jnp.sum(terms))
-
-            return Rung(log_density, (sizes[m] / n) ** model.alpha, None)
-
-        return (Rung(model.log_density, 1.0, 1.0), *(rung(m) for m in range(1, len(start))))
+        return (Rung(model.log_density, 1.0, 1.0),
+                *(Rung(density_at(view, m), (sizes[m] / n) ** model.alpha, None)
+                  for m in range(1, len(start))))
 
     return TemperingLadder("subset", start, sizes, tuple((s / n) ** model.alpha for s in sizes),
-                           False, draw_view, rungs)
+                           False, draw_view, rungs, density_at)
 
 
 def subset_sizes(betas: np.ndarray, n: int) -> tuple[int, ...]:
