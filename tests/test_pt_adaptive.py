@@ -46,7 +46,10 @@ def test_warmup_rounds_move_the_schedule_and_sampling_keeps_it():
     algorithm = get_sampler("pt", model, inner="rwm", rungs=6, rounds=6)
     assert algorithm.options.schedule == "adaptive" and algorithm.options.swap == "deo"
     assert algorithm.options.prior_rung and algorithm.facts["betas"][-1] == 0.0
-    result = run_chains(model, algorithm, key=2, chains=2, draws=50, warmup=63, progress=False)
+    # RWM adapts by default: a quarter of warmup tunes it first, a quarter last, so 126 scans
+    # leave 64 for the rounds, 6 complete rounds (2^6 − 1 scans)
+    result = run_chains(model, algorithm, key=2, chains=2, draws=50, warmup=126,
+                        progress=False)
     schedule = np.asarray(result.params["schedule"])  # (chain, round, rung)
     rejection = np.asarray(result.params["rejection"])
     assert schedule.shape == (2, 6, 6) and rejection.shape == (2, 6, 5)
@@ -55,6 +58,10 @@ def test_warmup_rounds_move_the_schedule_and_sampling_keeps_it():
     final = np.asarray(result.final_state.view[0])
     assert np.array_equal(final, schedule[:, -1])  # sampling ran on the last round's schedule
     assert np.all(final[:, 0] == 1.0) and np.all(final[:, -1] == 0.0)
+    # each rung's step size was tuned on the last schedule, not left at σ β^(−1/2)
+    tuned = np.asarray(result.params["inner"]["step_size"])[..., 0]  # (chain, rung)
+    rule = 0.1 * np.maximum(final, final[:, -2:-1]) ** -0.5
+    assert not np.allclose(tuned, rule)
 
 
 def test_fixed_schedule_options_keep_the_papers_defaults():
@@ -106,7 +113,9 @@ def _barrier_run(schedule: str, **options):
     model = get_model("barrier")  # 1-D, modes at ±20, Λ(0, 1) = 3.949 by quadrature
     algorithm = get_sampler("pt", model, inner="rwm", rungs=12, step_size=0.5, inner_steps=5,
                             beta_min=0.001, prior_rung=True, schedule=schedule, **options)
-    return model, run_chains(model, algorithm, key=1, chains=4, draws=4000, warmup=1023,
+    # RWM adapts by default: 2046 warmup scans leave 1024 for the rounds (10 rounds, the last
+    # 512 scans), a quarter tuning the kernels before and a quarter after
+    return model, run_chains(model, algorithm, key=1, chains=4, draws=4000, warmup=2046,
                              progress=False)
 
 

@@ -31,7 +31,7 @@ def build(model):
     bound = spec.bind(spec.options(step_size=0.8), DIM)
     return parallel_tempering(adaptive_power_ladder(model, ADAPTED), bound,
                               spec.rung_params(bound, ADAPTED), swap="deo",
-                              rounds=Rounds(4, lambda b: spec.rung_params(bound, b)))
+                              rounds=Rounds(4, lambda b, old, inner: spec.rung_params(bound, b)))
 
 
 def exact_hot(key, betas, y):

@@ -10,8 +10,10 @@ sampler.step_size=0.01 --set sampler.num_steps=5``. ``inner`` is any registered 
 when the options are resolved, and the resolved options carry every inner default explicitly, so
 they round-trip through a run file. Per-rung inner parameters follow the kernel spec's
 :meth:`~tempering.kernels.base.KernelSpec.rung_params` (seed 000 §4.3: RWM's σ_m = σ β_m^(−1/2);
-HMC keeps one ε on every rung, as the paper does; NUTS and any ``adapt_step_size`` adapt per rung
-in warmup).
+HMC keeps one ε on every rung, as the paper does). The tempering samplers (PT, SPT, TT, STT, ST)
+adapt the inner kernel per rung in warmup by default (``ADAPT_INNER``: ``adapt_step_size`` is true
+unless given; HMC then also adapts a diagonal mass matrix); the samplers built on a cheap
+approximation keep the kernel's own default.
 
 ``ladder`` picks the spacing of β between 1 and ``beta_min`` (geometric, harmonic, sigmoidal; see
 :mod:`tempering.ladders.schedule`); ``prior_rung`` appends β = 0 (power ladders only).
@@ -47,6 +49,9 @@ class InnerOptions(Options):
     model_config = ConfigDict(extra="allow")
     #: ``None``: any registered kernel; a sampler may narrow it (and say why).
     INNER_KERNELS: ClassVar[tuple[str, ...] | None] = None
+    #: Whether the inner kernel adapts in warmup unless told otherwise (``adapt_step_size``
+    #: defaults to true for a kernel that has it: RWM, MALA, HMC; NUTS always adapts).
+    ADAPT_INNER: ClassVar[bool] = False
 
     inner: str = Field("rwm", description="any registered kernel")
 
@@ -61,9 +66,14 @@ class InnerOptions(Options):
         return name
 
     def inner_options(self) -> Options:
-        """The inner kernel's options, validated by its own class (one-line errors)."""
-        return validate_options(KERNELS.get(self.inner).options, dict(self.model_extra or {}),
-                                prefix="sampler", also_valid=type(self).model_fields)
+        """The inner kernel's options, validated by its own class (one-line errors); with
+        ``ADAPT_INNER``, ``adapt_step_size`` is true unless given."""
+        kernel_options = KERNELS.get(self.inner).options
+        extras = dict(self.model_extra or {})
+        if self.ADAPT_INNER and "adapt_step_size" in kernel_options.model_fields:
+            extras.setdefault("adapt_step_size", True)
+        return validate_options(kernel_options, extras, prefix="sampler",
+                                also_valid=type(self).model_fields)
 
     def bind_inner(self, dim: int) -> tuple[KernelSpec, BoundKernel]:
         """The inner kernel's spec and the kernel bound to these options."""
@@ -78,7 +88,11 @@ class InnerOptions(Options):
 
 
 class TemperingOptions(InnerOptions):
-    """Options every tempering sampler has: the β ladder, inner steps per visit."""
+    """Options every tempering sampler has: the β ladder, inner steps per visit. The inner kernel
+    adapts per rung in warmup by default (``adapt_step_size=false`` keeps the given step size, as
+    the seed papers' fixed-ε runs do)."""
+
+    ADAPT_INNER = True
 
     rungs: int = Field(7, ge=2)
     beta_min: float = Field(0.125, gt=0.0, lt=1.0)

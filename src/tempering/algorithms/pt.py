@@ -95,27 +95,51 @@ def check_ladder(ladder: TemperingLadder, keep_all_rungs: bool) -> None:
         raise ValueError("parallel tempering keeps its subsets: use a ladder with redraw=False")
 
 
+def tuning_steps(num_steps: int, adapts: bool, rounds: Rounds | None) -> tuple[int, int, int]:
+    """How PT's warmup of ``num_steps`` scans splits: inner tuning on the starting schedule,
+    schedule rounds, inner tuning on the last schedule. Without rounds every step tunes; with
+    rounds and an adapting kernel a quarter tunes first (and, with ``final_tune``, a quarter
+    last), the rest are rounds."""
+    if rounds is None:
+        return (num_steps, 0, 0) if adapts else (0, num_steps, 0)
+    if not adapts:
+        return 0, num_steps, 0
+    tune = num_steps // 4
+    last = tune if rounds.final_tune else 0
+    return tune, num_steps - tune - last, last
+
+
 def pt_warmup(ladder: TemperingLadder, bound: BoundKernel, step: Callable, reinit: Callable,
               rounds: Rounds | None, key: jax.Array, state: Any, params: Any,
               num_steps: int) -> tuple[Any, Any, jax.Array]:
-    """PT's warmup: with ``rounds``, the schedule first (full scans,
-    :mod:`~tempering.algorithms.pt_rounds`), then the inner kernels on it; otherwise the inner
-    kernels rung by rung (``warm_rungs``), or plain steps when the kernel has no warmup."""
-    if rounds is not None:
-        k_rounds, k_rungs = jax.random.split(key)
-        scans = num_steps if bound.warmup is None else num_steps // 2
-        state, params, cost = run_rounds(step, _swap_stats, reinit, k_rounds, state, params,
+    """PT's warmup (:func:`tuning_steps`): each rung's inner kernel tuned on its own density
+    (``warm_rungs``, no swaps), then with ``rounds`` the schedule's rounds (full scans,
+    :mod:`~tempering.algorithms.pt_rounds`; the tuned parameters follow each move of the
+    schedule) and the kernels tuned again on the last schedule; or plain scans when the kernel
+    does not adapt."""
+    first, scans, last = tuning_steps(num_steps, bound.warmup is not None, rounds)
+    k_first, k_scans, k_last = jax.random.split(key, 3)
+    cost = jnp.zeros(())
+
+    def tune(k, state, params, steps):
+        inner = params if rounds is None else params["inner"]
+        state, tuned, more = warm_rungs(ladder, bound, k, state, inner, steps)
+        return state, (tuned if rounds is None else {**params, "inner": tuned}), more
+
+    if first:
+        state, params, cost = tune(k_first, state, params, first)
+    if scans and rounds is not None:
+        state, params, more = run_rounds(step, _swap_stats, reinit, k_scans, state, params,
                                          scans, rounds)
-        if bound.warmup is None or num_steps == scans:
-            return state, params, cost
-        state, tuned, more = warm_rungs(ladder, bound, k_rungs, state, params["inner"],
-                                        num_steps - scans)
-        return state, {**params, "inner": tuned}, cost + more
-    if bound.warmup is None:
-        state, cost = run_steps(lambda k, s: step(k, s, params), key, state, num_steps,
+        cost = cost + more
+    elif scans:
+        state, more = run_steps(lambda k, s: step(k, s, params), k_scans, state, scans,
                                 lambda info: info.cost)
-        return state, params, cost
-    return warm_rungs(ladder, bound, key, state, params, num_steps)
+        cost = cost + more
+    if last:
+        state, params, more = tune(k_last, state, params, last)
+        cost = cost + more
+    return state, params, cost
 
 
 def parallel_tempering(ladder: TemperingLadder, bound: BoundKernel, params: Any, *,

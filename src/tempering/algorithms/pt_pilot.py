@@ -8,18 +8,27 @@ It serves what a compiled warmup cannot change: the number of rungs (``rungs=aut
 static shapes (the pilot's subset rungs mask the data instead, so it compiles once). The pilot
 runs once per run, from its own
 ``pilot_seed``, so every chain of the run (and every chain layout) gets the same schedule, which
-the resolved options record as ``start_betas``; its scans are not part of the run's cost.
+the resolved options record as ``start_betas``. Like the chains' warmup it first tunes each rung's
+inner kernel (when the kernel adapts, as it does by default), so the barrier it measures is that
+of tuned kernels, not of the untuned default step size.
+
+The pilot is counted: :class:`PilotRecord` (its scans, rungs, Λ̂, seconds with compilation apart,
+and its cost in full-data-equivalent evaluations) goes into the sampler's facts as ``pilot``, and
+the driver adds its seconds and cost to the run's (``wall_seconds_pilot``, ``cost_pilot``).
 Written by hand: Pigeons.jl does this in Julia; no JAX library does.
 """
 
 from __future__ import annotations
 
-from typing import Any
+import time
+from typing import Any, NamedTuple
 
 import jax
 import numpy as np
 
 from tempering.algorithms.base import Algorithm
+from tempering.algorithms.pt import tuning_steps
+from tempering.algorithms.pt_rounds import Rounds, rounds_in
 from tempering.errors import UserInputError
 from tempering.ladders import equal_barrier_betas, ladder_betas
 from tempering.models.base import Model
@@ -28,18 +37,65 @@ from tempering.models.base import Model
 PILOT_RUNGS = 10
 
 
+class PilotRecord(NamedTuple):
+    """What a pilot did: it is part of the run, shown and counted.
+
+    Attributes
+    ----------
+    scans
+        PT scans of the pilot's one chain (inner tuning steps included).
+    rungs
+        Rungs it ran on, and rungs it placed.
+    barrier
+        Λ̂, the communication barrier of its last measured round.
+    seconds, compile_seconds
+        Wall seconds of its run and of its compilation.
+    cost
+        Its likelihood work, full-data-equivalent evaluations.
+    """
+
+    scans: int
+    rungs: int
+    placed_rungs: int
+    barrier: float
+    seconds: float
+    compile_seconds: float
+    cost: float
+
+    def as_fact(self) -> dict[str, Any]:
+        return {k: (float(v) if isinstance(v, float) else int(v))
+                for k, v in self._asdict().items()}
+
+
+def pilot_steps(adapts: bool, rounds: int) -> int:
+    """Scans for ``rounds`` complete schedule rounds, with the inner tuning before them when the
+    kernel adapts (:func:`~tempering.algorithms.pt.tuning_steps`; a pilot skips the final
+    tuning)."""
+    plan = Rounds(int(rounds), lambda new, old, inner: inner, final_tune=False)
+    steps = 2 ** int(rounds) - 1
+    while rounds_in(tuning_steps(steps, adapts, plan)[1], rounds) < rounds:
+        steps += 1
+    return steps
+
+
 def pilot_schedule(model: Model, adaptive: Algorithm, *, rounds: int, seed: int,
-                   choose_rungs: bool) -> tuple[np.ndarray, float]:
-    """The placed schedule and Λ̂ from the warmup rounds of ``adaptive`` (PT on a ladder that
-    carries its β's: :func:`~tempering.ladders.adaptive_power_ladder`, or
-    :func:`~tempering.ladders.adaptive_subset_ladder` for SPT): one compilation, 2^rounds − 1
-    scans of one chain. Λ̂ and the placement come from the last round that measured every pair;
-    with ``choose_rungs``, ⌈2Λ̂⌉ + 1 rungs (at least 2, or 3 with the prior) at equal Λ̂, else
-    as many as now."""
+                   choose_rungs: bool, adapts: bool) -> tuple[np.ndarray, PilotRecord]:
+    """The placed schedule and the pilot's record from the warmup of ``adaptive`` (PT on a
+    ladder that carries its β's: :func:`~tempering.ladders.adaptive_power_ladder`, or
+    :func:`~tempering.ladders.adaptive_subset_ladder` for SPT): one compilation, one chain,
+    ``rounds`` rounds (2^rounds − 1 scans) after its inner tuning (``adapts``: the inner
+    kernel adapts, and ``adaptive`` was built with ``final_tune=False``). Λ̂ and the placement come
+    from the last round that measured every pair; with ``choose_rungs``, ⌈2Λ̂⌉ + 1 rungs (at
+    least 2, or 3 with the prior) at equal Λ̂, else as many as now."""
     k_start, k_init, k_warm = jax.random.split(jax.random.PRNGKey(seed), 3)
     state = adaptive.init(k_init, model.init_position(k_start))
-    warmup = jax.jit(adaptive.warmup, static_argnums=3)
-    _, params, _ = warmup(k_warm, state, adaptive.params, 2 ** int(rounds) - 1)
+    steps = pilot_steps(adapts, rounds)
+    t0 = time.perf_counter()
+    warmup = jax.jit(adaptive.warmup, static_argnums=3).lower(
+        k_warm, state, adaptive.params, steps).compile()
+    t1 = time.perf_counter()
+    _, params, cost = jax.block_until_ready(warmup(k_warm, state, adaptive.params))
+    seconds = time.perf_counter() - t1
     rejection, schedule = np.asarray(params["rejection"]), np.asarray(params["schedule"])
     measured = [r for r in range(len(rejection)) if np.all(np.isfinite(rejection[r]))]
     if not measured:
@@ -50,7 +106,10 @@ def pilot_schedule(model: Model, adaptive: Algorithm, *, rounds: int, seed: int,
     barrier = float(np.sum(np.clip(rejection[last], 0.0, 1.0)))
     fewest = 3 if ran_on[-1] == 0.0 else 2  # 1, a β > 0 and the prior
     count = max(fewest, int(np.ceil(2.0 * barrier)) + 1) if choose_rungs else len(ran_on)
-    return np.asarray(equal_barrier_betas(ran_on, rejection[last], rungs=count)), barrier
+    placed = np.asarray(equal_barrier_betas(ran_on, rejection[last], rungs=count))
+    record = PilotRecord(steps, len(ran_on), len(placed), barrier, seconds, t1 - t0,
+                         float(cost))
+    return placed, record
 
 
 def starting_betas(options: Any) -> np.ndarray:

@@ -35,12 +35,19 @@ class Rounds(NamedTuple):
     max_rounds
         Rounds at most (the warmup's length may allow fewer: 2^R − 1 scans make R rounds).
     inner_for
-        β's ↦ the inner kernel's rung-stacked parameters (the kernel's per-rung rule, e.g. RWM's
-        σ_m = σ β_m^(−1/2)), applied after each move of the schedule.
+        (new β's, old β's, the inner parameters on the old ones) ↦ the inner kernel's
+        rung-stacked parameters on the new schedule, applied after each move of the schedule:
+        the kernel's per-rung rule (e.g. RWM's σ_m = σ β_m^(−1/2)) for a kernel that does not
+        adapt, the tuned parameters carried over (:func:`~tempering.algorithms.rungs.
+        carried_params`) for one that does.
+    final_tune
+        Whether a warmup with an adapting inner kernel ends by tuning it on the last schedule
+        (a pilot that only places the schedule skips it).
     """
 
     max_rounds: int
-    inner_for: Callable[[jax.Array], Any]
+    inner_for: Callable[[jax.Array, jax.Array, Any], Any]
+    final_tune: bool = True
 
 
 def round_record(rounds: int, rungs: int) -> dict[str, jax.Array]:
@@ -92,7 +99,8 @@ def run_rounds(step: Callable, swap_stats: Callable, reinit: Callable, key: jax.
         new_betas = jnp.where(move, equal_barrier_betas(betas, rejection), betas)
         params = {
             **params,
-            "inner": jax.tree.map(lambda a, b: jnp.where(move, a, b), rounds.inner_for(new_betas),
+            "inner": jax.tree.map(lambda a, b: jnp.where(move, a, b),
+                                  rounds.inner_for(new_betas, betas, params["inner"]),
                                   params["inner"]),
             "schedule": params["schedule"].at[r].set(new_betas),
             "rejection": params["rejection"].at[r].set(jnp.where(seen, rejection, jnp.nan)),

@@ -7,17 +7,17 @@ from __future__ import annotations
 from typing import Annotated, Any, ClassVar, Literal, Self
 
 import numpy as np
-from pydantic import Field, NonNegativeInt, model_validator
+from pydantic import Field, NonNegativeInt, PrivateAttr, model_validator
 
 from tempering.algorithms.base import Algorithm
 from tempering.algorithms.cost_model import pt_predicted_cost
 from tempering.algorithms.options import TemperingOptions
 from tempering.algorithms.pt import parallel_tempering
-from tempering.algorithms.pt_pilot import pilot_schedule, starting_betas
+from tempering.algorithms.pt_pilot import PilotRecord, pilot_schedule, starting_betas
 from tempering.algorithms.pt_rounds import Rounds
 from tempering.algorithms.pt_stats import ALL_RUNGS_STATS, PT_STATS
 from tempering.algorithms.pt_summary import swap_lines, swap_summary
-from tempering.algorithms.rungs import ladder_facts
+from tempering.algorithms.rungs import carried_params, ladder_facts
 from tempering.algorithms.spec import SamplerSpec
 from tempering.ladders import TemperingLadder, adaptive_power_ladder, power_tempering_ladder
 from tempering.models.base import Model
@@ -45,6 +45,7 @@ class PTOptions(TemperingOptions):
 
     #: Whether the adaptive schedule's last rung is the prior (β = 0) unless told otherwise.
     PRIOR_REFERENCE: ClassVar[bool] = True
+    _pilot: PilotRecord | None = PrivateAttr(default=None)
 
     swap: Literal["sweep", "deo", "seo"] | None = Field(
         None, description="default: deo with the adaptive schedule, sweep with a fixed one")
@@ -88,14 +89,29 @@ class PTOptions(TemperingOptions):
         resolved = super().resolve(model)
         if resolved.rungs != "auto":
             return resolved
-        return resolved.placed(model, build(model, resolved), choose_rungs=True)
+        return resolved.placed(model, build(model, resolved, pilot=True), choose_rungs=True)
 
     def placed(self, model: Model, pilot: Algorithm, *, choose_rungs: bool) -> Self:
-        """These options with ``start_betas`` (and ``rungs``) placed by ``pilot``'s rounds."""
-        betas, _ = pilot_schedule(model, pilot, rounds=self.rounds, seed=self.pilot_seed,
-                                  choose_rungs=choose_rungs)
+        """These options with ``start_betas`` (and ``rungs``) placed by ``pilot``'s rounds; the
+        pilot's record rides along (``pilot_record``) for the sampler's facts."""
+        adapts = self.bind_inner(model.dim)[1].warmup is not None
+        betas, record = pilot_schedule(model, pilot, rounds=self.rounds, seed=self.pilot_seed,
+                                       choose_rungs=choose_rungs, adapts=adapts)
         start = [float(b) for b in betas]
-        return self.model_copy(update={"rungs": len(start), "start_betas": start})
+        placed = self.model_copy(update={"rungs": len(start), "start_betas": start})
+        placed._pilot = record
+        return placed
+
+    def __eq__(self, other: object) -> bool:
+        """Options are equal when they say the same: the pilot's record is not an option."""
+        return type(other) is type(self) and self.model_dump() == other.model_dump()
+
+    __hash__ = None  # type: ignore[assignment]
+
+    @property
+    def pilot_record(self) -> PilotRecord | None:
+        """What the pilot that placed ``start_betas`` did, when it ran in this process."""
+        return self._pilot
 
 
 def _check_start(betas: list[float], rungs: int | str) -> None:
@@ -108,26 +124,39 @@ def _check_start(betas: list[float], rungs: int | str) -> None:
         raise ValueError(f"start_betas: {len(betas)} β's for rungs={rungs} (give both, equal)")
 
 
-def build(model: Model, options: PTOptions) -> Algorithm:
-    """PT on the powered-likelihood ladder of ``options``, adaptive or fixed."""
+def build(model: Model, options: PTOptions, pilot: bool = False) -> Algorithm:
+    """PT on the powered-likelihood ladder of ``options``, adaptive or fixed (``pilot``: the
+    ``rungs=auto`` pilot's build, whose warmup ends with its last round)."""
     adaptive = options.schedule == "adaptive"
     ladder = (adaptive_power_ladder if adaptive else power_tempering_ladder)(model,
                                                                              options.betas())
     return build_over(model, options, ladder,
                       keep_all_rungs=model if options.keep_all_rungs else None,
-                      adaptive=adaptive)
+                      adaptive=adaptive, pilot=pilot)
 
 
 def build_over(model: Model, options: PTOptions, ladder: TemperingLadder,
-               keep_all_rungs: Model | None, adaptive: bool = False) -> Algorithm:
+               keep_all_rungs: Model | None, adaptive: bool = False,
+               pilot: bool = False) -> Algorithm:
     """PT over ``ladder`` with the inner kernel of ``options`` (shared with SPT); with
-    ``adaptive``, warmup moves the schedule (the ladder carries it in its view)."""
+    ``adaptive``, warmup moves the schedule (the ladder carries it in its view), carrying a
+    tuned kernel's parameters along (:func:`~tempering.algorithms.rungs.carried_params`) or
+    re-applying a fixed kernel's per-rung rule. The facts record the ladder and, when a pilot
+    placed it in this process, the pilot's record."""
     spec, bound = options.bind_inner(model.dim)
-    rounds = Rounds(options.rounds, lambda b: spec.rung_params(bound, b)) if adaptive else None
+    rounds = None
+    if adaptive:
+        inner_for = ((lambda new, old, inner: carried_params(inner, old, new))
+                     if bound.warmup is not None
+                     else (lambda new, old, inner: spec.rung_params(bound, new)))
+        rounds = Rounds(options.rounds, inner_for, final_tune=not pilot)
     algorithm = parallel_tempering(ladder, bound, spec.rung_params(bound, ladder.betas),
                                    swap=str(options.swap), inner_steps=options.inner_steps,
                                    keep_all_rungs=keep_all_rungs, rounds=rounds)
-    return algorithm._replace(facts={**ladder_facts(ladder), "schedule": [options.schedule]})
+    facts: dict[str, Any] = {**ladder_facts(ladder), "schedule": [options.schedule]}
+    if options.pilot_record is not None:
+        facts["pilot"] = options.pilot_record.as_fact()
+    return algorithm._replace(facts=facts)
 
 
 SPEC = SamplerSpec(

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 import jax
+import jax.numpy as jnp
 
 from tempering.kernels.base import BoundKernel, evals_and_acceptance
 from tempering.ladders import TemperingLadder
@@ -37,6 +38,24 @@ def warmup_rung(bound: BoundKernel, key: jax.Array, log_density, state: Any, par
     kernel = bound.make(log_density, params)
     state, (n_evals, _) = run_steps(kernel.step, key, state, num_steps, evals_and_acceptance)
     return state, params, n_evals
+
+
+def carried_params(params: Any, old_betas: jax.Array, new_betas: jax.Array) -> Any:
+    """Tuned rung-stacked parameters carried to a moved schedule: each positive leaf (step sizes,
+    inverse mass matrices) interpolated in log scale, linearly in β, from the rungs of
+    ``old_betas`` to those of ``new_betas`` (both decreasing from 1). A schedule moves in small
+    steps between warmup rounds, so each rung starts from its neighbours' tuning, not from the
+    untuned default."""
+    old_x, new_x = jnp.asarray(old_betas)[::-1], jnp.asarray(new_betas)
+
+    def carry(leaf):
+        logs = jnp.log(leaf)[::-1]
+        flat = logs.reshape(logs.shape[0], -1)
+        moved = jax.vmap(lambda column: jnp.interp(new_x, old_x, column), in_axes=1,
+                         out_axes=1)(flat)
+        return jnp.exp(moved).reshape(leaf.shape)
+
+    return jax.tree.map(carry, params)
 
 
 def ladder_facts(ladder: TemperingLadder) -> dict[str, list]:

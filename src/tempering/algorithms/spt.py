@@ -51,7 +51,8 @@ class SPTOptions(PTOptions, SubsetOptions):
                                  f"per-datum likelihood terms, which {model.name} does not "
                                  "have; use schedule=geometric")
         ladder = adaptive_subset_ladder(model, resolved.betas(), subsets=resolved.subsets)
-        pilot = build_over(model, resolved, ladder, keep_all_rungs=None, adaptive=True)
+        pilot = build_over(model, resolved, ladder, keep_all_rungs=None, adaptive=True,
+                           pilot=True)
         return resolved.placed(model, pilot, choose_rungs=resolved.rungs == "auto")
 
 

@@ -9,6 +9,8 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from tempering.run.progress import pilot_line
+
 
 def _fmt(value: float, digits: int = 3) -> str:
     if value is None or (isinstance(value, float) and math.isnan(value)):
@@ -51,6 +53,8 @@ def print_summary(summary: dict[str, Any], console: Console | None = None) -> No
         f"cost (full-data evaluations) {summary['cost_total']:.0f}\n"
         f"ESS/s {summary['ess_per_second']:.3g}   ESS per 1000 cost "
         f"{1000 * summary['ess_per_cost']:.3g}   cost per draw {summary['cost_per_draw']:.3g}")
+    if "pilot" in summary:
+        console.print(pilot_line(summary["pilot"]))
     for line in sampler_lines(summary):
         console.print(line)
     if "it" in summary:

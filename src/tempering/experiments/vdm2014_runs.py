@@ -70,7 +70,9 @@ def build_model(model_name: str, n: int, dim: int) -> Model:
 
 def sampler_options(model_name: str, sampler: str, inner: str) -> dict:
     """Options of ``sampler`` ("base" = the inner sampler alone), paper's settings (§4.3)."""
-    kernel = {"step_size": STEP_SIZE[inner]}
+    kernel: dict = {"step_size": STEP_SIZE[inner]}
+    if "adapt_step_size" in KERNELS.get(inner).options.model_fields:  # the paper's fixed ε
+        kernel["adapt_step_size"] = False
     if "num_steps" in KERNELS.get(inner).options.model_fields:  # HMC's L
         kernel["num_steps"] = HMC_STEPS[model_name]
     if sampler == BASE:

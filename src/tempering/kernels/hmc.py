@@ -1,8 +1,11 @@
 """Hamiltonian Monte Carlo with fixed step size ε and L leapfrog steps (BlackJAX ``hmc``).
 
-The seeds use ε = 0.01 with L = 10 (Gaussian mean) or L = 5 (GP). Identity mass matrix. Each step
-makes L value-and-gradient evaluations (BlackJAX caches the start point's). Optional dual-averaging
-adaptation of ε during warmup only; ε is frozen afterwards.
+The seeds use ε = 0.01 with L = 10 (Gaussian mean) or L = 5 (GP), identity mass matrix. Each step
+makes L value-and-gradient evaluations (BlackJAX caches the start point's). With
+``adapt_step_size`` warmup tunes ε, and with ``adapt_mass_matrix`` (on by default when ε adapts) a
+diagonal inverse mass matrix too, by BlackJAX's Stan-style window adaptation (dual averaging of ε,
+variances from expanding windows); both are frozen afterwards. Inside a tempering sampler each rung
+adapts its own.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ class HmcOptions(Options):
     step_size: PositiveFloat = 0.01
     num_steps: PositiveInt = 10
     adapt_step_size: bool = False
+    adapt_mass_matrix: bool = True
     target_accept: float = Field(0.8, gt=0.0, lt=1.0)
 
 
@@ -33,7 +37,8 @@ def make(logdensity_fn: LogDensity, step_size, num_steps: int = 10,
         return blackjax.hmc.init(position, logdensity_fn)
 
     def step(key, state):
-        imm = jnp.ones_like(state.position) if inverse_mass_matrix is None else inverse_mass_matrix
+        imm = (jnp.ones_like(state.position) if inverse_mass_matrix is None
+               else jnp.asarray(inverse_mass_matrix))
         algorithm = blackjax.hmc(logdensity_fn, step_size, imm, num_steps)
         state, info = algorithm.step(key, state)
         return state, StepInfo(info.acceptance_rate, info.is_accepted,
@@ -44,16 +49,38 @@ def make(logdensity_fn: LogDensity, step_size, num_steps: int = 10,
 
 def bind(options: HmcOptions, dim: int) -> BoundKernel:
     def factory(logdensity_fn, params):
-        return make(logdensity_fn, params["step_size"], options.num_steps)
+        return make(logdensity_fn, params["step_size"], options.num_steps,
+                    params["inverse_mass_matrix"])
 
     def warmup(key, logdensity_fn, position, num_steps, params):
+        if options.adapt_mass_matrix:
+            return window_warmup(key, logdensity_fn, position, num_steps, params,
+                                 options.num_steps, options.target_accept)
+        imm = params["inverse_mass_matrix"]
         state, step_size, n_evals = dual_averaging_warmup(
-            key, lambda mult: make(logdensity_fn, params["step_size"] * mult, options.num_steps),
-            position, params["step_size"], num_steps, options.target_accept)
-        return state, {"step_size": step_size}, n_evals
+            key, lambda mult: make(logdensity_fn, params["step_size"] * mult, options.num_steps,
+                                   imm), position, params["step_size"], num_steps,
+            options.target_accept)
+        return state, {"step_size": step_size, "inverse_mass_matrix": imm}, n_evals
 
-    return BoundKernel(factory, {"step_size": jnp.asarray(options.step_size, jnp.float64)},
-                       warmup if options.adapt_step_size else None)
+    params = {"step_size": jnp.asarray(options.step_size, jnp.float64),
+              "inverse_mass_matrix": jnp.ones(dim)}
+    return BoundKernel(factory, params, warmup if options.adapt_step_size else None)
+
+
+def window_warmup(key, logdensity_fn: LogDensity, position, num_steps: int, params,
+                  leapfrog_steps: int, target_accept: float):
+    """ε and a diagonal inverse mass matrix by BlackJAX's window adaptation (warmup only);
+    returns the last state, the tuned parameters and the evaluations (L per step)."""
+    adaptation = blackjax.window_adaptation(
+        blackjax.hmc, logdensity_fn, is_mass_matrix_diagonal=True,
+        initial_step_size=params["step_size"], target_acceptance_rate=target_accept,
+        num_integration_steps=leapfrog_steps)
+    (state, tuned), _ = adaptation.run(key, position, num_steps)
+    n_evals = jnp.asarray(float(num_steps * leapfrog_steps), jnp.float64)
+    return state, {"step_size": jnp.asarray(tuned["step_size"], jnp.float64),
+                   "inverse_mass_matrix": jnp.asarray(tuned["inverse_mass_matrix"],
+                                                      jnp.float64)}, n_evals
 
 
 SPEC = KernelSpec(

@@ -16,8 +16,9 @@ from tempering.run.output import run_attr
 RUN_ATTRS = ("model", "sampler", "chains", "draws", "warmup", "thin", "seed", "chain_method",
              "created")
 #: Wall seconds and cost totals, in the order shown.
-WORK_ATTRS = ("wall_seconds_warmup", "wall_seconds_sampling", "wall_seconds_compile",
-              "wall_seconds_total", "cost_total", "cost_warmup")
+WORK_ATTRS = ("wall_seconds_pilot", "wall_seconds_warmup", "wall_seconds_sampling",
+              "wall_seconds_compile", "wall_seconds_total", "cost_pilot", "cost_total",
+              "cost_warmup")
 
 
 def _block(title: str, items: list[tuple[Any, Any]]) -> Html:

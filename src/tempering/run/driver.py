@@ -223,15 +223,19 @@ def finish_run(model: Model, algorithm: Algorithm, ledger: Ledger, resume_attrs:
     record = dict(ledger.record)
     posterior = _posterior(model, algorithm, record.pop("position"))
     seconds = ledger.seconds
+    pilot = dict(algorithm.facts.get("pilot") or {})
+    pilot_seconds = float(pilot.get("seconds", 0.0)) + float(pilot.get("compile_seconds", 0.0))
     attrs = {
         **resume_attrs, "sampler_facts": dict(algorithm.facts),
         "headline": [h._asdict() for h in algorithm.headline], "model_attrs": model.attrs,
         "wall_seconds_warmup": seconds.get("warmup", 0.0),
         "wall_seconds_compile": seconds.get("compile", 0.0),
         "wall_seconds_sampling": seconds.get("sampling", 0.0),
-        "wall_seconds_total": seconds.get("total", 0.0),
+        "wall_seconds_total": seconds.get("total", 0.0) + pilot_seconds,
         "cost_total": float(np.sum(record["cost"])),
         "cost_warmup": float(np.sum(ledger.warm_cost if ledger.warm_cost is not None else 0.0)),
+        **({"wall_seconds_pilot": pilot_seconds, "cost_pilot": float(pilot.get("cost", 0.0))}
+           if pilot else {}),
         "n_data": model.n_data, "alpha": model.alpha,
         "tuned_params": jax.tree.map(lambda a: np.asarray(a).tolist(), ledger.params),
         "versions": _versions(), "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),

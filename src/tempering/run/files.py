@@ -27,7 +27,7 @@ from tempering.run.driver import (
     run_chains,
 )
 from tempering.run.output import check_output_path, load_run, run_attr
-from tempering.run.progress import done_line
+from tempering.run.progress import done_line, pilot_phase
 
 #: Attributes a run file must have to be rebuilt.
 REBUILD_ATTRS = ("model", "model_options", "sampler", "sampler_options", "seed", "chains",
@@ -79,7 +79,9 @@ def run_and_save(model_name: str, sampler_name: str, config: dict, *, chains: in
     model_options = {k: v for k, v in config["model"].items() if k != "name"}
     sampler_options = {k: v for k, v in config["sampler"].items() if k != "name"}
     model = get_model(model_name, **model_options)
-    algorithm = get_sampler(sampler_name, model, **sampler_options)
+    with pilot_phase(progress) as pilot_done:
+        algorithm = get_sampler(sampler_name, model, **sampler_options)
+        pilot_done(algorithm)
     if chain_method == ChainMethod.DASK:
         from tempering.run.distributed import run_on_dask
 

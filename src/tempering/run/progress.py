@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 import sys
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -59,11 +59,40 @@ def done_line(attrs: Mapping[str, Any]) -> str:
     """The end-of-run line from a run's attributes: ``done in 16.5 s (compile 8.1 s, warmup 6.2 s,
     sampling 2.2 s)``; the total also counts what lies outside the three (initial states,
     gathering the draws)."""
-    parts = {name: float(attrs.get(f"wall_seconds_{name}", 0.0))
-             for name in ("compile", "warmup", "sampling")}
+    names = (("pilot",) if "wall_seconds_pilot" in attrs else ()) + ("compile", "warmup",
+                                                                     "sampling")
+    parts = {name: float(attrs.get(f"wall_seconds_{name}", 0.0)) for name in names}
     total = float(attrs.get("wall_seconds_total", sum(parts.values())))
     inside = ", ".join(f"{name} {seconds:.1f} s" for name, seconds in parts.items())
     return f"done in {total:.1f} s ({inside})"
+
+
+def pilot_line(pilot: dict[str, Any]) -> str:
+    """The pilot's line: ``pilot: 2046 scans on 10 rungs, Λ̂ 4.31 → 10 rungs; 3.2 s (compile
+    4.1 s), cost 20460`` (its seconds and cost are the run's too, apart from warmup's)."""
+    return (f"pilot: {pilot['scans']} scans on {pilot['rungs']} rungs, Λ̂ {pilot['barrier']:.2f}"
+            f" → {pilot['placed_rungs']} rungs; {pilot['seconds']:.1f} s (compile "
+            f"{pilot['compile_seconds']:.1f} s), cost {pilot['cost']:.0f}")
+
+
+@contextmanager
+def pilot_phase(show: bool) -> Iterator[Callable[[Any], None]]:
+    """The sampler's preparation as a phase of its own, before the run's bar: a spinner while its
+    options are resolved — which is when a pilot runs (``rungs=auto``; SPT's adaptive schedule)
+    — then the pilot's line, when one ran. Yields ``done(algorithm)``, which prints that line
+    from the built sampler's facts."""
+    if not show:
+        yield lambda algorithm: None
+        return
+    console = make_console()
+
+    def done(algorithm: Any) -> None:
+        pilot = dict(algorithm.facts).get("pilot")
+        if pilot:
+            console.print(pilot_line(pilot))
+
+    with console.status("preparing the sampler (a pilot places the schedule when asked) …"):
+        yield done
 
 
 class _PhaseBar(BarColumn):

@@ -86,6 +86,7 @@ def summarize(idata: az.InferenceData, weights: Weights | None = None) -> dict[s
         "ess_bulk_median": float(np.median(ess)),
         "wall_seconds": {"warmup": warm, "sampling": samp, "total": warm + samp},
         "cost_total": cost,
+        **_pilot_summary(idata),
         "ess_per_second": float(ess_per_second(ess_min, samp)),
         "ess_per_cost": float(ess_per_cost(ess_min, cost)),
         "cost_per_draw": float(np.mean(idata["sample_stats"]["cost"].values)),
@@ -97,3 +98,11 @@ def summarize(idata: az.InferenceData, weights: Weights | None = None) -> dict[s
     result["headline"] = headline_values(idata, headlines)
     result["warnings"] = summary_warnings(result, idata, headlines)
     return result
+
+
+def _pilot_summary(idata) -> dict[str, Any]:
+    """The pilot's part of the run (a PT or SPT schedule placed before it), when one ran:
+    ``pilot`` with its scans, rungs, Λ̂, seconds (compilation apart) and cost."""
+    facts = run_attr(idata, "sampler_facts", {})
+    pilot = facts.get("pilot") if isinstance(facts, dict) else None
+    return {"pilot": dict(pilot)} if isinstance(pilot, dict) else {}
