@@ -46,6 +46,8 @@ class PTOptions(TemperingOptions):
     #: Whether the adaptive schedule's last rung is the prior (β = 0) unless told otherwise.
     PRIOR_REFERENCE: ClassVar[bool] = True
     _pilot: PilotRecord | None = PrivateAttr(default=None)
+    _schedule_by_default: bool = PrivateAttr(default=False)
+    _notes: list[str] = PrivateAttr(default_factory=list)
 
     swap: Literal["sweep", "deo", "seo"] | None = Field(
         None, description="default: deo with the adaptive schedule, sweep with a fixed one")
@@ -64,6 +66,7 @@ class PTOptions(TemperingOptions):
     def _schedule_defaults(self) -> Self:
         if self.schedule is None:
             self.schedule = "geometric" if self.keep_all_rungs else "adaptive"
+            self._schedule_by_default = True
         if self.swap is None:
             self.swap = "deo" if self.schedule == "adaptive" else "sweep"
         if self.prior_rung is None:
@@ -156,6 +159,8 @@ def build_over(model: Model, options: PTOptions, ladder: TemperingLadder,
     facts: dict[str, Any] = {**ladder_facts(ladder), "schedule": [options.schedule]}
     if options.pilot_record is not None:
         facts["pilot"] = options.pilot_record.as_fact()
+    if options._notes:
+        facts["notes"] = list(options._notes)
     return algorithm._replace(facts=facts)
 
 

@@ -41,15 +41,27 @@ class SPTOptions(PTOptions, SubsetOptions):
             raise ValueError("only pt keeps every rung (subset rungs have no power weights)")
         return value
 
+    def geometric_fallback(self, note: str) -> Self:
+        """These options on the fixed geometric ladder, with ``note`` saying why (the sampler's
+        facts carry it to the run file and the summary)."""
+        fallback = self.model_copy(update={"schedule": "geometric"})
+        fallback._notes = [note]
+        return fallback
+
     def resolve(self, model: Any) -> Self:
         """The inner kernel's options and, for the adaptive schedule, the pilot's β's."""
         resolved = super(PTOptions, self).resolve(model)
         if resolved.schedule != "adaptive" or resolved.start_betas is not None:
             return resolved
         if model.log_lik_terms_fn is None:
-            raise UserInputError(f"sampler.schedule: spt places an adaptive schedule with "
-                                 f"per-datum likelihood terms, which {model.name} does not "
-                                 "have; use schedule=geometric")
+            if not self._schedule_by_default:
+                raise UserInputError(f"sampler.schedule: spt places an adaptive schedule with "
+                                     f"per-datum likelihood terms, which {model.name} does not "
+                                     "have; use schedule=geometric")
+            return resolved.geometric_fallback(
+                f"schedule: geometric, since the adaptive schedule's pilot masks per-datum "
+                f"likelihood terms, which {model.name} does not have (its likelihood on a "
+                f"subset is not a sum over points)")
         ladder = adaptive_subset_ladder(model, resolved.betas(), subsets=resolved.subsets)
         pilot = build_over(model, resolved, ladder, keep_all_rungs=None, adaptive=True,
                            pilot=True)
@@ -57,6 +69,7 @@ class SPTOptions(PTOptions, SubsetOptions):
 
 
 def build(model: Model, options: SPTOptions) -> Algorithm:
+    """SPT on subsets of ``options``' β's (fixed per chain)."""
     ladder = subset_tempering_ladder(model, options.betas(), subsets=options.subsets,
                                      redraw=False)
     return build_over(model, options, ladder, keep_all_rungs=None)

@@ -55,6 +55,8 @@ def print_summary(summary: dict[str, Any], console: Console | None = None) -> No
         f"{1000 * summary['ess_per_cost']:.3g}   cost per draw {summary['cost_per_draw']:.3g}")
     if "pilot" in summary:
         console.print(pilot_line(summary["pilot"]))
+    for note in summary.get("notes", []):
+        console.print(f"note: {escape(note)}", soft_wrap=True)
     for line in sampler_lines(summary):
         console.print(line)
     if "it" in summary:

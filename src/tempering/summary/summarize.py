@@ -86,7 +86,7 @@ def summarize(idata: az.InferenceData, weights: Weights | None = None) -> dict[s
         "ess_bulk_median": float(np.median(ess)),
         "wall_seconds": {"warmup": warm, "sampling": samp, "total": warm + samp},
         "cost_total": cost,
-        **_pilot_summary(idata),
+        **_facts_summary(idata),
         "ess_per_second": float(ess_per_second(ess_min, samp)),
         "ess_per_cost": float(ess_per_cost(ess_min, cost)),
         "cost_per_draw": float(np.mean(idata["sample_stats"]["cost"].values)),
@@ -100,9 +100,15 @@ def summarize(idata: az.InferenceData, weights: Weights | None = None) -> dict[s
     return result
 
 
-def _pilot_summary(idata) -> dict[str, Any]:
-    """The pilot's part of the run (a PT or SPT schedule placed before it), when one ran:
-    ``pilot`` with its scans, rungs, Λ̂, seconds (compilation apart) and cost."""
+def _facts_summary(idata) -> dict[str, Any]:
+    """What the sampler's facts add: ``pilot`` (a PT or SPT schedule placed before the run: its
+    scans, rungs, Λ̂, seconds with compilation apart, and cost) when one ran, and ``notes`` (e.g.
+    a default that fell back to what fits the model)."""
     facts = run_attr(idata, "sampler_facts", {})
-    pilot = facts.get("pilot") if isinstance(facts, dict) else None
-    return {"pilot": dict(pilot)} if isinstance(pilot, dict) else {}
+    facts = facts if isinstance(facts, dict) else {}
+    out: dict[str, Any] = {}
+    if isinstance(facts.get("pilot"), dict):
+        out["pilot"] = dict(facts["pilot"])
+    if facts.get("notes"):
+        out["notes"] = [str(note) for note in facts["notes"]]
+    return out
