@@ -12,6 +12,7 @@ from tempering.models import (
     barrier,
     bnn,
     changepoint,
+    gauss_mixture,
     gp_const,
     gp_neal2010,
     gp_regression,
@@ -37,6 +38,7 @@ MODELS: Registry[ModelSpec] = Registry("model", (
     bnn.SPEC,
     modes2d.SPEC,
     barrier.SPEC,
+    gauss_mixture.SPEC,
 ))
 
 
