@@ -76,3 +76,21 @@ def run_steps(step: Callable[[Array, State], tuple[State, Any]], key: Array, sta
     zero = jax.tree.map(lambda a: jnp.zeros(a.shape, a.dtype), jax.eval_shape(tally, first_info))
     (state, total), _ = jax.lax.scan(body, (state, zero), jax.random.split(key, num_steps))
     return state, total
+
+
+def compiler_options() -> dict[str, Any]:
+    """XLA options for the package's ahead-of-time compilations (the driver's warmup and chunk
+    functions, the PT pilot): on CPU, LLVM's optimisation level 1 instead of XLA's default 2.
+
+    Measured on 2 cores (PT on a 10-D mixture, 16 rungs × 16 chains): compile 15.8 s → 5.6 s
+    (RWM) and 18.0 s → 7.5 s (HMC), with sampling as fast or faster (17 600 → 31 800 and 11 000
+    → 16 300 scans/s); level 0 compiles in 3.7 s but samples at half the speed. Compilation is
+    most of a short run's wall time, so the trade pays for every sampler. GPUs keep XLA's
+    defaults.
+    """
+    return {"xla_backend_optimization_level": 1} if jax.default_backend() == "cpu" else {}
+
+
+def compile_lowered(lowered: Any) -> Any:
+    """``lowered.compile()`` with :func:`compiler_options`."""
+    return lowered.compile(compiler_options=compiler_options() or None)

@@ -32,6 +32,7 @@ from tempering.algorithms.pt_rounds import Rounds, rounds_in
 from tempering.errors import UserInputError
 from tempering.ladders import equal_barrier_betas, ladder_betas
 from tempering.models.base import Model
+from tempering.numerics import compile_lowered
 
 #: Rungs of the pilot that chooses the number of rungs (Pigeons.jl's default is 10 chains).
 PILOT_RUNGS = 10
@@ -91,8 +92,8 @@ def pilot_schedule(model: Model, adaptive: Algorithm, *, rounds: int, seed: int,
     state = adaptive.init(k_init, model.init_position(k_start))
     steps = pilot_steps(adapts, rounds)
     t0 = time.perf_counter()
-    warmup = jax.jit(adaptive.warmup, static_argnums=3).lower(
-        k_warm, state, adaptive.params, steps).compile()
+    warmup = compile_lowered(jax.jit(adaptive.warmup, static_argnums=3).lower(
+        k_warm, state, adaptive.params, steps))
     t1 = time.perf_counter()
     _, params, cost = jax.block_until_ready(warmup(k_warm, state, adaptive.params))
     seconds = time.perf_counter() - t1

@@ -242,24 +242,28 @@ def predict(
 
 @app.command()
 def bench(
-    name: Annotated[str, typer.Argument(help="Which benchmark: gp-grad, mint, ee, ensemble, pt.")],
+    name: Annotated[str, typer.Argument(
+        help="Which benchmark: gp-grad, mint, ee, ensemble, pt, pt-scale.")],
     n: Annotated[int | None, typer.Option(
         help="Data points (gp-grad: an n × n covariance, default 1024; mint: a synthetic "
              "stand-in instead of the bundled digits; ee: the mixture's, default 2000; "
              "ensemble: one size for the slow-evaluation timings instead of 100 and 500).")]
     = None,
     dim: Annotated[int | None, typer.Option(
-        help="Covariates D (gp-grad: default 18; mint: synthetic features).")] = None,
+        help="Covariates D (gp-grad: default 18; mint: synthetic features; pt-scale: the "
+             "mixture's dimension, default 10).")] = None,
     repeats: Annotated[int | None, typer.Option(
         help="Timed rounds; medians are reported (default 10; ensemble: 3; ee: the budget, "
-             "× 2000 data passes, default 75; pt: thousands of draws per chain, default 4).")
+             "× 2000 data passes, default 75; pt: thousands of draws per chain, default 4; "
+             "pt-scale: hundreds of draws per chain, default 2).")
     ] = None,
 ) -> None:
     """Time a computation after compilation (gp-grad: GP value+gradient in Cholesky units;
     mint: data passes to 99% test accuracy, MINT vs full-batch MH; ee: data passes to visit all
     50 modes and to a mode-mass error of 0.005, MINTEE vs EE vs PT; ensemble: seconds per slow
     evaluation, Metropolis vs the ensembles, and min-ESS/s vs NUTS and NumPyro on GP-ARD; pt:
-    round trips and mode-indicator ESS/s, adaptive DEO PT vs geometric sweep PT)."""
+    round trips and mode-indicator ESS/s, adaptive DEO PT vs geometric sweep PT; pt-scale:
+    compile seconds and scans/s of PT against rungs and chains, RWM and HMC)."""
     from tempering.bench import BENCHMARKS
 
     extra = {} if repeats is None else {"repeats": repeats}

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import time
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import jax
 import jax.numpy as jnp
 
 from tempering.algorithms.base import Algorithm
+from tempering.numerics import compile_lowered
 
 
 class Compiled:
@@ -36,7 +38,7 @@ class Compiled:
         cache_key = (name, static, batch)
         if cache_key not in self._executables:
             t0 = time.perf_counter()
-            self._executables[cache_key] = fn.lower(*args, static).compile()
+            self._executables[cache_key] = compile_lowered(fn.lower(*args, static))
             self.compile_seconds += time.perf_counter() - t0
         return self._executables[cache_key]
 
@@ -46,12 +48,24 @@ class Compiled:
                 and (warmup == 0 or ("warmup", warmup, batch) in self._executables))
 
     def prepare(self, warm_key, sample_key, state, params, warmup: int, length: int) -> None:
-        """Compile the warmup and the chunk executables for these shapes before any timing."""
+        """Compile the warmup and the chunk executables for these shapes before any timing, the
+        two at once: XLA compiles a module on one thread and releases the GIL, so on a machine
+        with two cores or more the pair costs about the larger of the two."""
         batch = warm_key.shape[0]
+        chunk_args = (sample_key, state, params, jnp.asarray(0), jnp.asarray(length))
+        jobs: list[tuple[str, Any, tuple, int]] = [("chunk", self._chunk_jit, chunk_args, length)]
         if warmup > 0:
-            self._executable("warmup", self._warmup, (warm_key, state, params), warmup, batch)
-        self._executable("chunk", self._chunk_jit, (sample_key, state, params, jnp.asarray(0),
-                                                    jnp.asarray(length)), length, batch)
+            jobs.append(("warmup", self._warmup, (warm_key, state, params), warmup))
+        todo = [job for job in jobs if (job[0], job[3], batch) not in self._executables]
+        if not todo:
+            return
+        t0 = time.perf_counter()
+        with ThreadPoolExecutor(max_workers=len(todo)) as pool:
+            done = list(pool.map(lambda job: compile_lowered(job[1].lower(*job[2], job[3])),
+                                 todo))
+        for (name, _, _, static), executable in zip(todo, done, strict=True):
+            self._executables[(name, static, batch)] = executable
+        self.compile_seconds += time.perf_counter() - t0
 
     def warmup(self, key, state, params, num_steps: int):
         args = (key, state, params)

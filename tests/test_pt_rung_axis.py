@@ -1,0 +1,86 @@
+"""PT over the rung axis (issue 31): the compiled program does not grow with the ladder, the
+same seed gives the same draws whatever the chain layout, and the rungs=auto pilot is counted."""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from tempering.algorithms.registry import get_sampler
+from tempering.models.registry import get_model
+from tempering.run.driver import run_chains
+
+
+def _step_hlo_size(model, sampler: str, rungs: int, **options) -> int:
+    """Characters of the lowered HLO of one step of ``sampler`` with ``rungs`` rungs."""
+    algorithm = get_sampler(sampler, model, rungs=rungs, schedule="geometric", **options)
+    state = algorithm.init(jax.random.key(0), model.init_position(jax.random.key(1)))
+    lowered = jax.jit(lambda k, s: algorithm.step(k, s, algorithm.params)).lower(
+        jax.random.key(2), state)
+    return len(lowered.as_text())
+
+
+@pytest.mark.parametrize(("inner", "swap"), [("rwm", "deo"), ("hmc", "sweep")])
+def test_compiled_step_does_not_grow_with_the_ladder(inner, swap):
+    """4 and 32 rungs lower to programs of the same size (only the shapes' digits differ); the
+    same measure on SPT, whose subset rungs are unrolled, grows with the ladder, so it can fail."""
+    model = get_model("mvn_mean", n=32, dim=2)
+    small, large = (_step_hlo_size(model, "pt", r, inner=inner, swap=swap) for r in (4, 32))
+    assert large < 1.05 * small, (small, large)
+    unrolled = [_step_hlo_size(model, "spt", r, inner="rwm", swap="deo") for r in (4, 16)]
+    assert unrolled[1] > 2 * unrolled[0], unrolled
+
+
+def test_warmup_does_not_grow_with_the_ladder():
+    """The default warmup (per-rung tuning around the schedule's rounds) lowers to the same size
+    for 4 and 32 rungs."""
+    model = get_model("mvn_mean", n=32, dim=2)
+
+    def size(rungs):
+        algorithm = get_sampler("pt", model, rungs=rungs)
+        state = algorithm.init(jax.random.key(0), jnp.zeros(model.dim))
+        return len(jax.jit(algorithm.warmup, static_argnums=3).lower(
+            jax.random.key(1), state, algorithm.params, 40).as_text())
+
+    small, large = size(4), size(32)
+    assert large < 1.05 * small, (small, large)
+
+
+def test_same_draws_whatever_the_chain_layout():
+    """Default PT (adaptive schedule, inner kernels tuned per rung): vmap and sequential chains,
+    and a one-chain run against chain 0 of two."""
+    model = get_model("gauss_mixture", dim=2)
+    algorithm = get_sampler("pt", model, rungs=5)
+    runs = {method: run_chains(model, algorithm, key=3, chains=2, draws=30, warmup=40,
+                               progress=False, chain_method=method)
+            for method in ("vmap", "sequential")}
+    one = run_chains(model, algorithm, key=3, chains=1, draws=30, warmup=40, progress=False)
+    draws = {k: r.idata.posterior["theta"].values for k, r in runs.items()}
+    np.testing.assert_allclose(draws["vmap"], draws["sequential"], rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(one.idata.posterior["theta"].values[0], draws["vmap"][0],
+                               rtol=1e-10, atol=1e-12)
+
+
+def test_pilot_evaluations_are_counted_in_the_run():
+    """rungs=auto with a kernel that does not adapt: 4 rounds on the pilot's 10 rungs are 15 DEO
+    scans (8 even: 5 pairs, 7 odd: 4 pairs), each with one inner update per rung and two
+    evaluations per proposed pair, and 3 schedule moves that re-initialise every rung — 150 +
+    136 + 30 = 316 evaluations of cost 1. The run file records them apart from warmup's."""
+    model = get_model("gauss_mixture", dim=2)
+    algorithm = get_sampler("pt", model, inner="rwm", adapt_step_size=False, rungs="auto",
+                            rounds=4)
+    pilot = algorithm.facts["pilot"]
+    assert (pilot["scans"], pilot["rungs"]) == (15, 10)
+    assert pilot["cost"] == pytest.approx(316.0, rel=1e-12)
+    assert pilot["placed_rungs"] == algorithm.options.rungs
+    attrs = run_chains(model, algorithm, key=0, chains=2, draws=10, warmup=8,
+                       progress=False).idata["posterior"].attrs
+    assert attrs["cost_pilot"] == pytest.approx(316.0)
+    assert attrs["wall_seconds_pilot"] == pytest.approx(pilot["seconds"]
+                                                        + pilot["compile_seconds"])
+    assert attrs["wall_seconds_total"] >= attrs["wall_seconds_pilot"] + attrs[
+        "wall_seconds_compile"]
+    tuned = get_sampler("pt", model, rungs="auto", rounds=4).facts["pilot"]
+    assert tuned["scans"] > 15  # the tuning steps before the rounds are part of the pilot
