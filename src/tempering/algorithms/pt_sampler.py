@@ -33,8 +33,8 @@ class PTOptions(TemperingOptions):
     ``ladder`` says otherwise), as the seed papers' runs do. The adaptive schedule runs from the
     target to the prior (``prior_rung`` defaults to true with it, as Pigeons.jl's reference is the
     prior): Λ is then the whole barrier and ``beta_min`` only places the first schedule's
-    second-last rung. ``rungs=auto`` (adaptive only)
-    chooses about 2Λ̂ + 1 rungs from a pilot (:mod:`tempering.algorithms.pt_pilot`), which
+    second-last rung. ``rungs=auto`` (adaptive only; the default there, 7 rungs with a fixed
+    schedule) chooses about 2Λ̂ + 1 rungs from a pilot (:mod:`tempering.algorithms.pt_pilot`), which
     records the schedule it placed as ``start_betas``. ``swap``: ``deo`` (even/odd pairs
     alternately, non-reversible; the default of the adaptive schedule), ``seo`` (even or odd at
     random: reversible, for comparison) or ``sweep`` (every pair, m = M..1; the default of a fixed
@@ -57,7 +57,9 @@ class PTOptions(TemperingOptions):
     schedule: Literal["adaptive", "geometric"] | None = Field(
         None, description="default: adaptive, geometric with keep_all_rungs")
     rounds: int = Field(10, ge=1, le=24)
-    rungs: Annotated[int, Field(ge=2)] | Literal["auto"] = 7  # type: ignore[assignment]
+    rungs: Annotated[int, Field(ge=2)] | Literal["auto"] | None = Field(  # type: ignore[assignment]
+        None, description="default: auto with the adaptive schedule (a pilot places them), 7 "
+                          "with a fixed one")
     start_betas: list[float] | None = Field(
         None, description="the schedule warmup starts from (rungs=auto's pilot writes it)")
     pilot_seed: NonNegativeInt = 0
@@ -67,6 +69,9 @@ class PTOptions(TemperingOptions):
         if self.schedule is None:
             self.schedule = "geometric" if self.keep_all_rungs else "adaptive"
             self._schedule_by_default = True
+        if self.rungs is None:
+            self.rungs = (len(self.start_betas) if self.start_betas is not None
+                          else "auto" if self.schedule == "adaptive" else 7)
         if self.swap is None:
             self.swap = "deo" if self.schedule == "adaptive" else "sweep"
         if self.prior_rung is None:

@@ -44,7 +44,8 @@ class SPTOptions(PTOptions, SubsetOptions):
     def geometric_fallback(self, note: str) -> Self:
         """These options on the fixed geometric ladder, with ``note`` saying why (the sampler's
         facts carry it to the run file and the summary)."""
-        fallback = self.model_copy(update={"schedule": "geometric"})
+        fallback = self.model_copy(update={"schedule": "geometric", "rungs": (
+            7 if self.rungs == "auto" else self.rungs)})
         fallback._notes = [note]
         return fallback
 

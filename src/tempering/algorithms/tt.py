@@ -19,11 +19,22 @@ X, the same subsets on the way up and down — this is STT.
 Evaluations per iteration: π_m(x̂_{m−1}) initialises T̂_m (levels 1..M), π_{m−1}(x̌_{m−1})
 initialises the next down transition or, at level 0, the candidate (levels M−1..0), plus the
 transitions themselves (levels 1..M twice, and the level-0 update).
+
+Levels are an array axis (:mod:`tempering.algorithms.rung_axis`): the up pass is a ``lax.scan``
+over m = 1..M and the down pass one over m = M..1 (the printed variant's M−1..0), whose body
+builds level m's kernel once from :func:`~tempering.algorithms.rung_axis.density_of` at the traced
+m and the m-th slice of the rung-stacked parameters, so the compiled program does not grow with the
+ladder. On a power ladder that density is h(θ; β_m); on a ladder without ``density_at`` (STT's
+subsets, ``tt_approx``'s approximations) it is a ``lax.switch`` over the unrolled rungs, each of
+its own static size — one switch per call site instead of a copy of the whole level per rung,
+measured to compile no slower than the unrolled Python loop it replaced (STT, 4 to 16 rungs), so
+both kinds of ladder share the scans. Warmup adapts every level's kernel through
+:func:`~tempering.algorithms.rung_axis.over_rungs` (one ``vmap`` on a power ladder).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any, Literal, NamedTuple
 
 import jax
@@ -34,7 +45,8 @@ from pydantic import PositiveInt
 from tempering.algorithms.base import ACCEPTANCE_HEADLINE, Algorithm, AlgorithmInfo, Headline, Stat
 from tempering.algorithms.cost_model import tt_predicted_cost
 from tempering.algorithms.options import InnerOptions, TemperingOptions
-from tempering.algorithms.rungs import ladder_facts, rung_slice, stack_rungs, warmup_rung
+from tempering.algorithms.rung_axis import density_of, over_rungs, rung_costs
+from tempering.algorithms.rungs import ladder_facts, rung_slice, warmup_rung
 from tempering.algorithms.spec import SamplerSpec, StatArrays
 from tempering.kernels.base import BoundKernel, evals_and_acceptance
 from tempering.ladders import TemperingLadder, power_tempering_ladder
@@ -59,71 +71,113 @@ class TTState(NamedTuple):
     view: tuple  # subset indices kept between iterations (unused when redrawn)
 
 
-def excursion(keys: jax.Array, x: Any, rungs: Sequence, up: Sequence, down: Sequence,
-              inner_steps: int, down_levels: str) -> tuple[Any, jax.Array, jax.Array]:
+def excursion(keys: jax.Array, x: Any, ladder: TemperingLadder, view: tuple, bound: BoundKernel,
+              params: Any, inner_steps: int, down_levels: str) -> tuple[Any, jax.Array, jax.Array]:
     """Up and down passes from x (level 0; seed 000 Algorithm 2, down passes as Neal's or as
-    printed); returns the candidate, its log weight and the cost."""
-    top = len(rungs) - 1
-    tally = evals_and_acceptance
-    log_w, cost = jnp.zeros(()), jnp.zeros(())
-    for m in range(1, top + 1):
+    printed), each a ``lax.scan`` over the rung axis.
+
+    Parameters
+    ----------
+    keys
+        (2M,) keys: ``keys[m − 1]`` for the up transition at level m, ``keys[M + m − 1]`` for
+        Neal's down transition at level m (``keys[M + m]`` for the printed level m).
+    x
+        The inner state at level 0 (its cached density π_0's).
+    params
+        Inner-kernel parameters stacked over rungs.
+
+    Returns
+    -------
+    tuple
+        The candidate x̌_0 (density π_0's cached), the log weight of Eq. 15 and the cost.
+    """
+    top = ladder.num_rungs - 1
+    costs = rung_costs(ladder)
+
+    def kernel(factory, m):
+        return factory(density_of(ladder, view, m), rung_slice(params, m))
+
+    def visit(factory, m, key, x):
+        return run_steps(kernel(factory, m).step, key, x, inner_steps, evals_and_acceptance)
+
+    def up(carry, level):
+        x, log_w, cost = carry
+        m, key = level
         below = x.logdensity  # π_{m−1}(x̂_{m−1})
-        x = up[m].init(x.position)  # π_m(x̂_{m−1})
+        x = kernel(bound.make, m).init(x.position)  # π_m(x̂_{m−1})
         log_w = log_w + x.logdensity - below
-        x, (n_evals, _) = run_steps(up[m].step, keys[m - 1], x, inner_steps, tally)
-        cost = cost + rungs[m].cost * (1.0 + n_evals)
-    if down_levels == "neal":
-        for m in range(top, 0, -1):
-            x, (n_evals, _) = run_steps(down[m].step, keys[top + m - 1], x, inner_steps, tally)
-            above = x.logdensity  # π_m(x̌_{m−1})
-            x = up[m - 1].init(x.position)  # π_{m−1}(x̌_{m−1})
-            log_w = log_w + x.logdensity - above
-            cost = cost + rungs[m].cost * n_evals + rungs[m - 1].cost
-    else:  # seed 000 Algorithm 2 as printed: down transitions at levels M−1..0
-        for m in range(top - 1, -1, -1):
-            x = up[m].init(x.position)
-            x, (n_evals, _) = run_steps(down[m].step, keys[top + m], x, inner_steps, tally)
-            above = up[m + 1].init(x.position).logdensity
-            log_w = log_w + x.logdensity - above
-            cost = cost + rungs[m].cost * (1.0 + n_evals) + rungs[m + 1].cost
-    return x, log_w, cost
+        x, (n_evals, _) = visit(bound.make, m, key, x)
+        return (x, log_w, cost + costs[m] * (1.0 + n_evals)), None
+
+    def down_neal(carry, level):
+        x, log_w, cost = carry
+        m, key = level
+        x, (n_evals, _) = visit(bound.reverse(), m, key, x)
+        above = x.logdensity  # π_m(x̌_{m−1})
+        x = kernel(bound.make, m - 1).init(x.position)  # π_{m−1}(x̌_{m−1})
+        log_w = log_w + x.logdensity - above
+        return (x, log_w, cost + costs[m] * n_evals + costs[m - 1]), None
+
+    def down_printed(carry, level):  # seed 000 Algorithm 2 as printed: levels M−1..0
+        x, log_w, cost = carry
+        m, key = level
+        x = kernel(bound.make, m).init(x.position)
+        x, (n_evals, _) = visit(bound.reverse(), m, key, x)
+        above = kernel(bound.make, m + 1).init(x.position).logdensity
+        log_w = log_w + x.logdensity - above
+        return (x, log_w, cost + costs[m] * (1.0 + n_evals) + costs[m + 1]), None
+
+    carry = (x, jnp.zeros(()), jnp.zeros(()))
+    carry, _ = jax.lax.scan(up, carry, (jnp.arange(1, top + 1), keys[:top]))
+    levels = jnp.arange(top, 0, -1) if down_levels == "neal" else jnp.arange(top - 1, -1, -1)
+    carry, _ = jax.lax.scan(down_neal if down_levels == "neal" else down_printed, carry,
+                            (levels, keys[top:][::-1]))
+    return carry
 
 
 def tempered_transitions(ladder: TemperingLadder, bound: BoundKernel, params: Any, *,
                          name: str = "tt", inner_steps: int = 1, level0_update: bool = True,
                          down_levels: Literal["neal", "printed"] = "neal") -> Algorithm:
-    """Build TT (power ladder) or STT (subset ladder with ``redraw=True``)."""
-    top = ladder.num_rungs - 1
-    tally = evals_and_acceptance
+    """Build TT (power ladder) or STT (subset ladder with ``redraw=True``).
 
-    def kernels(view, params):
-        rungs = ladder.rungs(view)
-        up = [bound.make(r.log_density, rung_slice(params, m)) for m, r in enumerate(rungs)]
-        down = [bound.reverse()(r.log_density, rung_slice(params, m))
-                for m, r in enumerate(rungs)]
-        return rungs, up, down
+    Parameters
+    ----------
+    params
+        Inner-kernel parameters stacked over rungs (see ``rung_params``).
+    inner_steps
+        Inner updates per level (and in the level-0 update).
+    level0_update
+        Whether an ordinary level-0 update follows every tempered transition.
+    down_levels
+        ``"neal"`` (down transitions at levels M..1, exact) or ``"printed"`` (seed 000 Algorithm
+        2's levels M−1..0, kept only to show that they are not exact).
+    """
+    top = ladder.num_rungs - 1
+
+    def target(view, params):
+        return bound.make(ladder.rungs(view)[0].log_density, rung_slice(params, 0))
 
     def init(key, position):
         view = ladder.draw_view(key)
-        _, up, _ = kernels(view, params)
-        return TTState(up[0].init(position), view)
+        return TTState(target(view, params).init(position), view)
 
     def step(key, state, params):
         k_view, k_moves, k_accept, k_level0 = jax.random.split(key, 4)
         view = ladder.draw_view(k_view) if ladder.redraw else state.view
-        rungs, up, down = kernels(view, params)
         candidate, log_w, cost = excursion(jax.random.split(k_moves, 2 * top), state.current,
-                                           rungs, up, down, inner_steps, down_levels)
+                                           ladder, view, bound, params, inner_steps,
+                                           down_levels)
         accepted, prob = metropolis(k_accept, log_w)
         current = select(accepted, candidate, state.current)
         if level0_update:
-            current, (n_evals, accept0) = run_steps(up[0].step, k_level0, current, inner_steps,
-                                                    tally)
+            current, (n_evals, accept0) = run_steps(target(view, params).step, k_level0, current,
+                                                    inner_steps, evals_and_acceptance)
             accept0 = accept0 / inner_steps
         else:
             n_evals, accept0 = jnp.zeros(()), prob
         stats = {TT_PROB.name: prob, TT_ACCEPTED.name: accepted}
-        info = AlgorithmInfo(accept0, cost + n_evals * rungs[0].cost, current.logdensity, stats)
+        info = AlgorithmInfo(accept0, cost + n_evals * ladder.costs[0], current.logdensity,
+                             stats)
         return TTState(current, state.view), info
 
     def warmup(key, state, params, num_steps):
@@ -131,22 +185,30 @@ def tempered_transitions(ladder: TemperingLadder, bound: BoundKernel, params: An
             state, cost = run_steps(lambda k, s: step(k, s, params), key, state, num_steps,
                                     lambda info: info.cost)
             return state, params, cost
-        k_view, k_adapt = jax.random.split(key)
-        rungs = ladder.rungs(ladder.draw_view(k_view) if ladder.redraw else state.view)
-        tuned, cost, current = [], jnp.zeros(()), state.current
-        for m, k in enumerate(jax.random.split(k_adapt, top + 1)):
-            start = bound.make(rungs[m].log_density, rung_slice(params, m)).init(
-                state.current.position)
-            adapted, p, n_evals = warmup_rung(bound, k, rungs[m].log_density, start,
-                                              rung_slice(params, m), num_steps)
-            tuned.append(p)
-            cost = cost + (1.0 + n_evals) * rungs[m].cost
-            if m == 0:
-                current = adapted
-        return TTState(current, state.view), stack_rungs(tuned), cost
+        return warm_levels(ladder, bound, key, state, params, num_steps)
 
     return Algorithm(name, init, warmup, step, lambda s: s.current.position, params, TT_STATS,
                      headline=TT_HEADLINE)
+
+
+def warm_levels(ladder: TemperingLadder, bound: BoundKernel, key: jax.Array, state: TTState,
+                params: Any, num_steps: int) -> tuple[TTState, Any, jax.Array]:
+    """Every level's inner kernel adapted on its own density from the current level-0 position
+    (all rungs as one batch on a power ladder); level 0's adapted state becomes the current one.
+
+    Returns the state, the adapted rung-stacked parameters and the cost, Σ_m (1 + n_evals) c_m.
+    """
+    k_view, k_adapt = jax.random.split(key)
+    view = ladder.draw_view(k_view) if ladder.redraw else state.view
+
+    def one_rung(m, log_density, rung_params, k):
+        start = bound.make(log_density, rung_params).init(state.current.position)
+        return warmup_rung(bound, k, log_density, start, rung_params, num_steps)
+
+    keys = jax.random.split(k_adapt, ladder.num_rungs)
+    adapted, tuned, n_evals = over_rungs(ladder, view, one_rung, params, keys)
+    cost = jnp.sum((1.0 + n_evals) * rung_costs(ladder))
+    return TTState(rung_slice(adapted, 0), state.view), tuned, cost
 
 
 # --------------------------------------------------------------------------- the sampler
