@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any, Self
 
-from pydantic import field_validator
+from pydantic import Field, field_validator
 
 from tempering.algorithms.base import Algorithm
 from tempering.algorithms.cost_model import pt_predicted_cost
@@ -33,6 +33,9 @@ class SPTOptions(PTOptions, SubsetOptions):
     the adaptive schedule ends at ``beta_min`` (a subset rung has one data point at least)."""
 
     PRIOR_REFERENCE = False
+
+    inner: str = Field("rwm", description="any registered kernel (default rwm: subset rungs "
+                                          "are unrolled, and each HMC rung compiles a gradient)")
 
     @field_validator("keep_all_rungs")
     @classmethod

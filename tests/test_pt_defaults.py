@@ -1,0 +1,47 @@
+"""PT at its defaults (issue 31): `tempering sample --sampler pt` with no sampler options finds
+every mode of the 10-D, 4-mode mixture in every chain — the pilot placing the rungs, each rung's
+HMC tuned — with no rung cut off; SPT's default schedule falls back where it cannot apply."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from cli_helpers import run_cli
+
+from tempering.algorithms.registry import get_sampler
+from tempering.errors import UserInputError
+from tempering.models import get_model
+from tempering.models.gauss_mixture import mode_mass_table
+from tempering.run.output import load_run, run_attr
+
+
+def test_default_pt_from_the_cli_finds_every_mode_in_every_chain(tmp_path, capsys):
+    path = tmp_path / "pt.nc"
+    code, out, err = run_cli(["sample", "--model", "gauss_mixture", "--sampler", "pt",
+                              "--chains", "4", "--seed", "0", "--no-progress", "--out", path],
+                             capsys)
+    assert code == 0, err
+    idata = load_run(path)
+    rows = mode_mass_table(idata["posterior"]["theta"].values, get_model("gauss_mixture"))
+    assert [row["modes_visited"] for row in rows] == [4, 4, 4, 4], rows
+    facts = run_attr(idata, "sampler_facts")
+    assert facts["pilot"]["placed_rungs"] == len(facts["betas"]) >= 5
+    # the prior rung is not cut off: the last pair swaps about as often as the others
+    stats = idata["sample_stats"]
+    prob, proposed = stats["swap_accept_prob"].values, stats["swap_proposed"].values
+    rates = prob.sum(axis=(0, 1)) / np.maximum(proposed.sum(axis=(0, 1)), 1)
+    assert rates[-1] > 0.5 * np.mean(rates), rates
+    code, out, err = run_cli(["summary", path], capsys)
+    assert code == 0 and "pilot: " in out, out
+
+
+def test_spt_defaults_fall_back_on_a_model_without_per_datum_terms():
+    """gp_regression's likelihood on a subset is no sum over points: the default adaptive
+    schedule (whose pilot masks per-datum terms) gives way to the geometric one, and the facts
+    say why; asked for by name, the adaptive schedule is still refused in one line."""
+    model = get_model("gp_regression")
+    algorithm = get_sampler("spt", model)
+    assert algorithm.options.schedule == "geometric" and algorithm.options.rungs == 7
+    assert "per-datum likelihood terms" in algorithm.facts["notes"][0]
+    with pytest.raises(UserInputError, match="sampler.schedule: spt places an adaptive"):
+        get_sampler("spt", model, schedule="adaptive")
