@@ -41,14 +41,13 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-import jax
-import jax.numpy as jnp
 import numpy as np
 from numpy.typing import ArrayLike
 from pydantic import BaseModel, ConfigDict, Field, PositiveFloat, model_validator
 from scipy.special import logsumexp
 
-from tempering.models.base import Model, ModelSpec, ParamSpec
+from tempering.models.base import Model, ModelSpec
+from tempering.models.gaussian_mixture_likelihood import mixture_likelihood_model
 from tempering.models.modes2d import nearest_mode as nearest_mode
 
 Point = Annotated[list[float], Field(min_length=1, max_length=2)]
@@ -213,37 +212,16 @@ def communication_barrier(model: Model, beta_min: float, beta_max: float = 1.0,
 
 
 def build(options: BarrierOptions) -> Model:
-    """Registry entry: the mixture likelihood of the resolved layout on one pseudo datum; the
-    exact β = 1 posterior and the log evidence go in the attrs."""
+    """Registry entry: the mixture likelihood of the resolved layout on one pseudo datum
+    (:func:`~tempering.models.gaussian_mixture_likelihood.mixture_likelihood_model`); the exact
+    β = 1 posterior and the log evidence go in the attrs."""
     opts = options.model_dump()
     means, weights, sd, prior_sd = _parts(opts)
-    dim = means.shape[1]
-    log_w, m = jnp.asarray(np.log(weights)), jnp.asarray(means)
-    prior_const = -0.5 * dim * np.log(2 * np.pi * prior_sd**2)
-    lik_const = -0.5 * dim * np.log(2 * np.pi * sd**2)
-
-    def log_prior(theta):
-        return -0.5 * jnp.sum(theta**2) / prior_sd**2 + prior_const
-
-    def log_lik_terms(theta, data):
-        log_comp = log_w - 0.5 * jnp.sum((theta - m) ** 2, axis=1) / sd**2
-        return jax.scipy.special.logsumexp(log_comp) + lik_const + jnp.zeros(data["x"].shape[0])
-
     post_w, centres, var, log_z = _posterior(means, weights, sd, prior_sd)
-    return Model(
-        name="barrier",
-        data={"x": jnp.zeros((1, 1))},
-        log_prior_fn=log_prior,
-        log_lik_fn=lambda theta, data: jnp.sum(log_lik_terms(theta, data)),
-        log_lik_terms_fn=log_lik_terms,
-        alpha=1.0,
-        params=(ParamSpec("theta", (dim,)),),
-        constrain_fn=lambda theta: {"theta": theta},
-        init_fn=lambda key: prior_sd * jax.random.normal(key, (dim,)),
-        options=opts,
-        attrs={"posterior_weights": post_w.tolist(), "posterior_centres": centres.tolist(),
-               "posterior_var": var, "log_evidence": log_z},
-    )
+    return mixture_likelihood_model(
+        "barrier", means, weights, np.full(len(weights), sd), prior_sd, opts,
+        {"posterior_weights": post_w.tolist(), "posterior_centres": centres.tolist(),
+         "posterior_var": var, "log_evidence": log_z})
 
 
 SPEC = ModelSpec(

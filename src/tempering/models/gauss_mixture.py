@@ -52,7 +52,8 @@ from pydantic import (
 )
 from scipy.special import logsumexp
 
-from tempering.models.base import Model, ModelSpec, ParamSpec
+from tempering.models.base import Model, ModelSpec
+from tempering.models.gaussian_mixture_likelihood import mixture_likelihood_model
 
 WIDTH_RANGE = (0.5, 2.0)  #: σ_k of ``unequal`` widths run evenly from the first to the second
 
@@ -187,38 +188,16 @@ def mode_mass_lines(draws: ArrayLike, source: Any) -> list[str]:
 
 
 def build(options: GaussMixtureOptions) -> Model:
-    """Registry entry: the mixture likelihood on one pseudo datum; the exact posterior masses, the
-    log evidence, σ_k and v_k go in the attrs (c_k = v_k μ_k/σ_k², μ_k from the options)."""
+    """Registry entry: the mixture likelihood on one pseudo datum
+    (:func:`~tempering.models.gaussian_mixture_likelihood.mixture_likelihood_model`); the exact
+    posterior masses, the log evidence, σ_k and v_k go in the attrs (c_k = v_k μ_k/σ_k², μ_k from
+    the options)."""
     p = mixture_params(options)
-    dim = p.dim
-    log_w, m = jnp.asarray(np.log(p.weights)), jnp.asarray(p.means)
-    inv_var = jnp.asarray(1.0 / p.sds**2)
-    comp_const = jnp.asarray(-0.5 * dim * np.log(2 * np.pi * p.sds**2))
-    prior_sd = p.prior_sd
-    prior_const = -0.5 * dim * np.log(2 * np.pi * prior_sd**2)
-
-    def log_prior(theta):
-        return -0.5 * jnp.sum(theta**2) / prior_sd**2 + prior_const
-
-    def log_lik_terms(theta, data):
-        log_comp = log_w + comp_const - 0.5 * jnp.sum((theta - m) ** 2, axis=1) * inv_var
-        return jax.scipy.special.logsumexp(log_comp) + jnp.zeros(data["x"].shape[0])
-
     masses, _, var = posterior_components(p)
-    return Model(
-        name="gauss_mixture",
-        data={"x": jnp.zeros((1, 1))},
-        log_prior_fn=log_prior,
-        log_lik_fn=lambda theta, data: jnp.sum(log_lik_terms(theta, data)),
-        log_lik_terms_fn=log_lik_terms,
-        alpha=1.0,
-        params=(ParamSpec("theta", (dim,)),),
-        constrain_fn=lambda theta: {"theta": theta},
-        init_fn=lambda key: prior_sd * jax.random.normal(key, (dim,)),
-        options=options.model_dump(),
-        attrs={"exact_mode_masses": masses.tolist(), "log_evidence": exact_log_evidence(p),
-               "component_sds": p.sds.tolist(), "posterior_var": var.tolist()},
-    )
+    return mixture_likelihood_model(
+        "gauss_mixture", p.means, p.weights, p.sds, p.prior_sd, options.model_dump(),
+        {"exact_mode_masses": masses.tolist(), "log_evidence": exact_log_evidence(p),
+         "component_sds": p.sds.tolist(), "posterior_var": var.tolist()})
 
 
 SPEC = ModelSpec(
