@@ -82,5 +82,5 @@ def test_pilot_evaluations_are_counted_in_the_run():
                                                         + pilot["compile_seconds"])
     assert attrs["wall_seconds_total"] >= attrs["wall_seconds_pilot"] + attrs[
         "wall_seconds_compile"]
-    tuned = get_sampler("pt", model, rungs="auto", rounds=4).facts["pilot"]
+    tuned = get_sampler("pt", model, inner="rwm", rungs="auto", rounds=4).facts["pilot"]
     assert tuned["scans"] > 15  # the tuning steps before the rounds are part of the pilot
