@@ -180,7 +180,8 @@ BAD_INPUTS: dict[str, Case] = {
     "inner-sampler-option-typo": lambda tmp: (
         sample_args(tmp / "run.nc", *SMALL_MVN, "--set", "sampler.rung=3", sampler="pt"),
         ["sampler.rung: unknown option (did you mean rungs?); valid: inner, rungs, beta_min",
-         "step_size, num_steps, adapt_step_size"]),  # the sampler's own options and its inner kernel's
+         # the sampler's own options and its inner kernel's
+         "step_size, num_steps, adapt_step_size"]),
     "unknown-option-nothing-close": _with(_mvn("--set", "model.zzzz=1"),
                                           "model.zzzz: unknown option; valid: data, cov, "),
     "option-not-finite": _with(_mvn("--set", "model.prior_sd=inf"), "model.prior_sd: ",
