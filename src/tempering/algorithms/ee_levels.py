@@ -30,10 +30,18 @@ nor the jump ratio's π_{k+1} factor; it moves the truncation and the rings, so 
 a fixed target and level 0's exactness holds as before.
 
 Costs are counted in full-data evaluations: a batch evaluation costs m_k/n.
+
+The levels' states are one pytree with a leading level axis (:class:`Levels`). When every level
+reads all n points (EE) the levels differ only in their index, and :meth:`LevelEnergy.at` gives
+a level's energies at a traced index, so one body serves every level
+(:mod:`~tempering.algorithms.equi_energy`); MINTEE's levels, of static batch sizes m_k, are
+each their own :class:`LevelEnergy`.
 """
 
 from __future__ import annotations
 
+import copy
+from collections.abc import Callable, Iterator
 from typing import Any, NamedTuple
 
 import jax
@@ -44,6 +52,7 @@ from tempering.algorithms.rings import Entry
 from tempering.ladders.energy import truncated_log_density
 from tempering.ladders.minibatch import draw_batch, draw_batch_outside
 from tempering.models.base import Model
+from tempering.numerics import lazy
 
 Array = jax.Array
 
@@ -56,6 +65,52 @@ class LevelState(NamedTuple):
     energy_above: Array  # ĥ_{k+1}(x) on the batch's first m_{k+1} points (ĥ_k at the top)
     mean_log_lik: Array  # μ̂_k(x), what a top-up extends (0 when no batches are used)
     batch_key: Array  # raw key data of the batch (fresh batches), else zeros
+
+
+@jax.tree_util.register_pytree_node_class
+class Levels:
+    """Every level's :class:`LevelState`, stacked on a leading level axis (``stacked``);
+    ``levels[k]`` and iteration give one level's."""
+
+    def __init__(self, stacked: LevelState):
+        self.stacked = stacked
+
+    def __len__(self) -> int:
+        return int(self.stacked.energy.shape[0])
+
+    def __getitem__(self, k: int | Array) -> LevelState:
+        return jax.tree.map(lambda leaf: leaf[k], self.stacked)
+
+    def __iter__(self) -> Iterator[LevelState]:
+        return (self[k] for k in range(len(self)))
+
+    def tree_flatten(self) -> tuple[tuple[LevelState], None]:
+        return (self.stacked,), None
+
+    @classmethod
+    def tree_unflatten(cls, _aux: None, children: tuple[LevelState]) -> Levels:
+        return cls(*children)
+
+
+def when(pred: bool | Array, fn: Callable[[], Any], otherwise: Any) -> Any:
+    """``fn()`` if ``pred`` else ``otherwise``: decided now when ``pred`` is a Python bool (a
+    static level), lazily (:func:`~tempering.numerics.lazy`) when it is traced."""
+    if isinstance(pred, bool):
+        return fn() if pred else otherwise
+    return lazy(pred, fn, otherwise)
+
+
+def level_log_density(energy: Array, level: int | Array, levels: Array,
+                      temperatures: np.ndarray) -> Array:
+    """:func:`~tempering.ladders.energy.truncated_log_density` at a static ``level``, or the
+    same arithmetic at a traced one: H_k gathered, level 0 untruncated, and a product with 1/T_k
+    (XLA compiles the static level's division by the constant T_k so, and the draws then do not
+    depend on whether the level is traced)."""
+    if isinstance(level, int):
+        return truncated_log_density(energy, level, levels, temperatures)
+    bounded = jnp.where(level == 0, energy, jnp.maximum(energy, levels[level]))
+    value = -bounded * jnp.asarray(1.0 / np.asarray(temperatures, dtype=float))[level]
+    return jnp.where(jnp.isnan(value), -jnp.inf, value)
 
 
 class Reading(NamedTuple):
@@ -78,11 +133,21 @@ class LevelEnergy:
 
     def __init__(self, model: Model, batches: tuple[int, ...], level: int,
                  fresh_batches: bool):
-        self.model, self.level, self.fresh = model, level, fresh_batches
+        self.model, self.fresh = model, fresh_batches
+        self.level: Any = level  # an int, or a traced index (:meth:`at`)
         self.n = batches[0]
         self.m = batches[level]
         self.m_above = batches[level + 1] if level + 1 < len(batches) else self.m
         self.exact = all(m == self.n for m in batches)
+
+    def at(self, level: Array) -> LevelEnergy:
+        """These energies at a traced ``level``: only when every level reads all the data
+        (``exact``), so that the levels differ in nothing else."""
+        if not self.exact:
+            raise ValueError("LevelEnergy.at: the levels' batch sizes differ")
+        moved = copy.copy(self)
+        moved.level = level
+        return moved
 
     @property
     def cost(self) -> float:
@@ -134,9 +199,8 @@ class LevelEnergy:
                 shifts: Array):
         """θ ↦ log π_k(θ) = −((ĥ_k(θ) − s_k) ∨ H_k)/T_k on the batch: what the inner kernel
         samples."""
-        return lambda theta: truncated_log_density(self.energy(theta, indices)
-                                                   - shifts[self.level], self.level, levels,
-                                                   temperatures)
+        return lambda theta: level_log_density(self.energy(theta, indices) - shifts[self.level],
+                                               self.level, levels, temperatures)
 
     def top_up(self, entry: Entry, perm: Array, key: Array, shifts: Array) -> Array:
         """ĥ_k(y) − s_k of a ring entry of level k+1: its μ̂ over m_{k+1} points extended by

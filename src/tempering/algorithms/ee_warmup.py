@@ -3,14 +3,15 @@ pilot that places and tunes the levels and sets H₀, the ladder's start-up and 
 step-size adaptation.
 
 1. The pilot (``pilot`` local moves per level; 0 skips it): level 0 (the untruncated target at
-   T₀ = 1) from the start, then each level k ≥ 1 from where level k−1 ended, on its untruncated,
-   unshifted target exp(−ĥ_k/T_k) (H₀ is not known yet); each level's step size is tuned
-   towards ``target_accept`` as it goes (:func:`tune_step`), and the level starts the run where its
-   pilot ended, with that step size. (A chain whose step size is far off stays where it starts:
-   at T₀ = 1 in 50 dimensions an unadapted RWM step is almost never accepted.) H₀ is the lowest
-   energy level 0 read (unless ``h0`` is given), the truncations follow H_{k+1} = H_k + c T_k, and
-   with shifted fixed-subset energies the shifts s_k = ĥ_k(θ) − h(θ) are read at that lowest
-   point θ (:mod:`~tempering.algorithms.ee_levels`). Only the starting points and step sizes
+   T₀ = 1) from the start, then each level k ≥ 1 from where level k−1 ended (a ``lax.scan`` up
+   EE's levels, unrolled over MINTEE's), on its untruncated, unshifted target exp(−ĥ_k/T_k)
+   (H₀ is not known yet); each level's step size is tuned towards ``target_accept`` as it goes
+   (:func:`tune_step`), and the level starts the run where its pilot ended, with that step size.
+   (A chain whose step size is far off stays where it starts: at T₀ = 1 in 50 dimensions an
+   unadapted RWM step is almost never accepted.) H₀ is the lowest energy level 0 read (unless
+   ``h0`` is given), the truncations follow H_{k+1} = H_k + c T_k, and with shifted fixed-subset
+   energies the shifts s_k = ĥ_k(θ) − h(θ) are read at that lowest point θ
+   (:mod:`~tempering.algorithms.ee_levels`). Only the starting points and step sizes
    come from the pilot, never a level's target, so level 0's exactness is untouched. (An
    annealing pilot, hot levels first, was tried: on the 50-mode mixture from the origin the hot
    levels' tempered prior lets components drift far from the data, and level 0 inherited them,
@@ -29,6 +30,8 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 import numpy as np
+
+from tempering.algorithms.ee_levels import Levels, when
 
 WINDOW = 25  # pilot steps between step-size changes
 
@@ -58,14 +61,16 @@ def scale_steps(params: dict, multipliers: jax.Array) -> dict:
     return {**params, "kernel": {**kernel, "step_size": scaled}}
 
 
-def pilot_level(cfg: Any, lk: Any, kernel_at: Callable, key: jax.Array, k: int,
+def pilot_level(cfg: Any, lk: Any, kernel_at: Callable, key: jax.Array, k: int | jax.Array,
                 position: jax.Array, perm: jax.Array, free: dict) -> tuple:
     """``cfg.pilot`` local moves of level k on exp(−ĥ_k/T_k) from ``position``, its step
     size tuned (:func:`tune_step`): the end point, the step multiplier, the lowest energy
     read and where (level 0 only: the others read nothing), and the cost. ``lk`` is level k's
     :class:`~tempering.algorithms.ee_levels.LevelEnergy`, ``perm`` the chain's data permutation,
-    ``free`` the parameters with no truncation and no shifts."""
+    ``free`` the parameters with no truncation and no shifts; k is static or traced."""
     refresh = cfg.fresh_batches and lk.m < lk.n  # a fresh batch changes the density
+    reads = k == 0  # a Python bool for a static level
+    read_cost = jnp.where(reads, lk.cost, 0.0)
 
     def body(carry, key_t):
         kstate, (multiplier, moves), low, low_at, cost = carry
@@ -79,61 +84,64 @@ def pilot_level(cfg: Any, lk: Any, kernel_at: Callable, key: jax.Array, k: int,
         if cfg.adapt:
             multiplier, moves = tune_step(multiplier, moves, t, cfg.target_accept)
         cost = cost + (info.n_evals + (1.0 if refresh else 0.0)) * lk.cost
-        if k == 0:
-            energy = lk.energy(kstate.position, indices)
+        if reads is not False:
+            energy = when(reads, lambda: lk.energy(kstate.position, indices), low)
             lower = energy < low
             low = jnp.where(lower, energy, low)
             low_at = jnp.where(lower, kstate.position, low_at)
-            cost = cost + lk.cost
+            cost = cost + read_cost
         return (kstate, (multiplier, moves), low, low_at, cost), None
 
     indices = lk.batch(perm, jax.random.fold_in(key, 1))
     start = kernel_at(k, indices, free).init(position)
-    low = lk.energy(position, indices) if k == 0 else jnp.asarray(jnp.inf)
+    low = when(reads, lambda: lk.energy(position, indices), jnp.asarray(jnp.inf))
     tuner = (jnp.ones(()), jnp.zeros((), jnp.int32))
-    carry = (start, tuner, low, position, jnp.asarray(lk.cost if k == 0 else 0.0))
+    carry = (start, tuner, low, position, jnp.asarray(read_cost))
     steps = (jax.random.split(key, cfg.pilot), jnp.arange(cfg.pilot))
     (end, (multiplier, _), low, low_at, cost), _ = jax.lax.scan(body, carry, steps)
     return end.position, multiplier, low, low_at, cost
 
 
-def make_warmup(cfg: Any, energies: list, kernel_at: Callable, step_with: Callable,
-                dual_averaging: Callable, energy_levels: Callable) -> Callable:
-    """``warmup(key, state, params, num_steps) -> (state, params, cost)`` for EE / MINTEE."""
+def make_warmup(ladder: Any, dual_averaging: Callable, energy_levels: Callable) -> Callable:
+    """``warmup(key, state, params, num_steps) -> (state, params, cost)`` for EE / MINTEE over
+    ``ladder`` (:class:`~tempering.algorithms.equi_energy.Ladder`)."""
+    cfg, energies, kernel_at = ladder.cfg, ladder.energies, ladder.kernel_at
     L = cfg.levels
     temps = np.asarray(cfg.temperatures, dtype=float)
     da_init, da_update, da_final = dual_averaging(cfg.target_accept)
 
     def pilot(key, state, params):
         """The pilot (module docstring, 1.): every level's start, step size, H₀ and the
-        shifts."""
+        shifts. The levels' pilots run in turn, each from where the one below ended."""
         free = {**params, "levels": jnp.full(L, -jnp.inf), "shifts": jnp.zeros(L)}
-        position = state.levels[0].kernel.position
-        starts, multipliers, lows, cost = [], [], [], jnp.zeros(())
         keys = jax.random.split(key, L + 1)
-        for k in range(L):
-            position, multiplier, low, low_at, c = pilot_level(
-                cfg, energies[k], kernel_at, keys[k], k, position, state.perm, free)
-            starts.append(position)
-            multipliers.append(multiplier)
-            lows.append((low, low_at))
-            cost = cost + c
-        low, low_at = lows[0]  # only level 0 reads h
+
+        def one(k, carry, key):
+            position, cost = carry
+            end, multiplier, low, low_at, c = pilot_level(
+                cfg, ladder.energy(k), kernel_at, key, k, position, state.perm, free)
+            return (end, cost + c), (end, multiplier, low, low_at)
+
+        (_, cost), (starts, multipliers, lows, lows_at) = ladder.scan_levels(
+            one, (state.levels[0].kernel.position, jnp.zeros(())), keys[:L])
+        low, low_at = lows[0], lows_at[0]  # only level 0 reads h
         h0 = low if cfg.h0 is None else cfg.h0
-        params = {**scale_steps(params, jnp.stack(multipliers)),
-                  "levels": energy_levels(h0, temps, cfg.c)}
+        params = {**scale_steps(params, multipliers), "levels": energy_levels(h0, temps, cfg.c)}
         if cfg.shifted:
             params["shifts"], cost = shifts_at(low_at, low, state, cost)
-        levels = []
-        for k, level in enumerate(state.levels):
-            indices = energies[k].batch(state.perm, jax.random.wrap_key_data(level.batch_key))
-            reading = energies[k].read(starts[k], indices, state.perm, keys[L],
-                                       params["shifts"])
-            levels.append(level._replace(kernel=kernel_at(k, indices, params).init(starts[k]),
-                                         energy=reading.energy, energy_above=reading.energy_above,
-                                         mean_log_lik=reading.mean_log_lik))
-            cost = cost + energies[k].cost
-        return state._replace(levels=tuple(levels)), params, cost
+
+        def restart(k, level, start):
+            lk = ladder.energy(k)
+            indices = lk.batch(state.perm, jax.random.wrap_key_data(level.batch_key))
+            reading = lk.read(start, indices, state.perm, keys[L], params["shifts"])
+            return level._replace(kernel=kernel_at(k, indices, params).init(start),
+                                  energy=reading.energy, energy_above=reading.energy_above,
+                                  mean_log_lik=reading.mean_log_lik)
+
+        levels = ladder.over_levels(restart, state.levels.stacked, starts)
+        for lk in energies:
+            cost = cost + lk.cost
+        return state._replace(levels=Levels(levels)), params, cost
 
     def shifts_at(point, energy, state, cost):
         """s_k = ĥ_k(θ) − h(θ) at the pilot's lowest point θ (:mod:`ee_levels`, Shifts): the
@@ -151,7 +159,7 @@ def make_warmup(cfg: Any, energies: list, kernel_at: Callable, step_with: Callab
         def body(carry, k):
             state, da, cost = carry
             multipliers = jnp.exp(da.log_step_size) if cfg.adapt else jnp.ones(L)
-            state, info = step_with(k, state, params, multipliers)
+            state, info = ladder.step_with(k, state, params, multipliers)
             rates = info.stats["local_acceptance"]
             moved = jnp.isfinite(rates)
             updated = jax.vmap(da_update)(da, jnp.where(moved, rates, 0.0))
