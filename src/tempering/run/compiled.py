@@ -48,9 +48,9 @@ class Compiled:
                 and (warmup == 0 or ("warmup", warmup, batch) in self._executables))
 
     def prepare(self, warm_key, sample_key, state, params, warmup: int, length: int) -> None:
-        """Compile the warmup and the chunk executables for these shapes before any timing, the
-        two at once: XLA compiles a module on one thread and releases the GIL, so on a machine
-        with two cores or more the pair costs about the larger of the two."""
+        """Compile the warmup and the chunk executables for these shapes before any timing: both
+        traced and lowered here, then compiled at once (XLA compiles a module on one thread and
+        releases the GIL, so with two free cores the pair costs about the larger of the two)."""
         batch = warm_key.shape[0]
         chunk_args = (sample_key, state, params, jnp.asarray(0), jnp.asarray(length))
         jobs: list[tuple[str, Any, tuple, int]] = [("chunk", self._chunk_jit, chunk_args, length)]
@@ -60,9 +60,11 @@ class Compiled:
         if not todo:
             return
         t0 = time.perf_counter()
+        # tracing runs the user's Python (a NumPyro model keeps a global handler stack), so it
+        # stays on this thread; only XLA's compilation runs on the pool
+        lowered = [job[1].lower(*job[2], job[3]) for job in todo]
         with ThreadPoolExecutor(max_workers=len(todo)) as pool:
-            done = list(pool.map(lambda job: compile_lowered(job[1].lower(*job[2], job[3])),
-                                 todo))
+            done = list(pool.map(compile_lowered, lowered))
         for (name, _, _, static), executable in zip(todo, done, strict=True):
             self._executables[(name, static, batch)] = executable
         self.compile_seconds += time.perf_counter() - t0
