@@ -65,6 +65,7 @@ def test_traced_level_density_is_the_static_ones_bit_for_bit(level):
     np.testing.assert_array_equal(*scalar)
 
 
+@pytest.mark.slow  # ~20 s; make test's budget (the PT layout test covers the driver's path)
 def test_ee_same_draws_whatever_the_chain_layout():
     model = get_model("modes2d")
     algorithm = get_sampler("ee", model, levels=3, **RUN)
