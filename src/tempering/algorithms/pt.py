@@ -58,7 +58,7 @@ from tempering.algorithms.pt_stats import (
     SWAP_PROPOSED,
 )
 from tempering.algorithms.pt_swaps import paired_swaps, swap_log_ratio, sweep_swaps
-from tempering.algorithms.rung_axis import over_rungs, rung_costs, rung_slice
+from tempering.algorithms.rung_axis import over_rungs, rung_costs
 from tempering.algorithms.rungs import warmup_rung
 from tempering.kernels.base import BoundKernel, evals_and_acceptance
 from tempering.ladders import TemperingLadder
@@ -283,11 +283,11 @@ def _all_rungs_stats(model: Model, betas: tuple[float, ...], replicas: Any
     beta = jnp.asarray(betas, jnp.float64)
     log_prior = jax.vmap(model.log_prior)(replicas.position)
     energy = (replicas.logdensity - log_prior) / jnp.where(beta > 0, beta, 1.0)
-    prior_rungs = [m for m, b in enumerate(betas) if b == 0.0]
-    for m in prior_rungs:  # at most one rung: the ladder's end
-        energy = energy.at[m].set(model.log_lik(rung_slice(replicas, m).position))
+    at_prior = betas[-1] == 0.0  # only a ladder's last rung can be the prior
+    if at_prior:
+        energy = energy.at[-1].set(model.log_lik(replicas.position[-1]))
     one_minus = 1.0 - beta
     log_weight = jnp.where(one_minus == 0, 0.0, one_minus * energy)  # 0 · (−∞) = 0 at β = 1
     rung, log_tempered, log_weight_stat = ALL_RUNGS_STATS
     return {rung.name: jnp.arange(len(betas), dtype=jnp.int32), log_tempered.name: energy,
-            log_weight_stat.name: log_weight}, jnp.asarray(float(len(prior_rungs)))
+            log_weight_stat.name: log_weight}, jnp.asarray(float(at_prior))
