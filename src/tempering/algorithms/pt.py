@@ -51,6 +51,7 @@ from tempering.algorithms.pt_stats import (
     BETA,
     PT_HEADLINE,
     PT_STATS,
+    REFERENCE_ACTIVE,
     REPLICA_AT_RUNG,
     ROUND_TRIPS,
     RUNG_ACCEPTANCE,
@@ -167,6 +168,8 @@ def parallel_tempering(ladder: TemperingLadder, bound: BoundKernel, params: Any,
         parameters are then ``{"inner": ..., "schedule": ..., "rejection": ...}``.
     """
     check_ladder(ladder, keep_all_rungs is not None)
+    target = ladder.target
+    variational = rounds is not None and rounds.fit_reference is not None
     if rounds is not None:
         params = {"inner": params, **round_record(rounds.max_rounds, ladder.num_rungs)}
 
@@ -196,11 +199,14 @@ def parallel_tempering(ladder: TemperingLadder, bound: BoundKernel, params: Any,
         stats |= {ROUND_TRIPS.name: new.round_trips, RUNG_ACCEPTANCE.name: rung_accept,
                   REPLICA_AT_RUNG.name: index,
                   BETA.name: jnp.asarray(schedule(state), jnp.float64)}
+        if variational:
+            stats[REFERENCE_ACTIVE.name] = state.view[1].active
         if keep_all_rungs is not None:
             all_rungs, energy_cost = _all_rungs_stats(keep_all_rungs, ladder.betas, replicas)
             stats |= all_rungs
             cost = cost + energy_cost
-        info = AlgorithmInfo(rung_accept[0], cost + swap_cost, replicas.logdensity[0], stats)
+        info = AlgorithmInfo(rung_accept[target], cost + swap_cost, replicas.logdensity[target],
+                             stats)
         return new, info
 
     def reinit(state, params):
@@ -215,10 +221,11 @@ def parallel_tempering(ladder: TemperingLadder, bound: BoundKernel, params: Any,
         return pt_warmup(ladder, bound, step, reinit, rounds, key, state, params, num_steps)
 
     def position(state):
-        return (state.replicas.position[0] if keep_all_rungs is None
+        return (state.replicas.position[target] if keep_all_rungs is None
                 else state.replicas.position)
 
-    stats = PT_STATS + (ALL_RUNGS_STATS if keep_all_rungs is not None else ())
+    stats = tuple(s for s in PT_STATS if variational or s is not REFERENCE_ACTIVE)
+    stats += ALL_RUNGS_STATS if keep_all_rungs is not None else ()
     dims = ("ladder",) if keep_all_rungs is not None else ()
     return Algorithm(name, init, warmup, step, position, params, stats, dims, headline=PT_HEADLINE)
 

@@ -98,8 +98,8 @@ def mixing_lines(summary: Mapping[str, Any]) -> list[str]:
     local = " ".join(f"{r:.2f}" for r in summary["local_barrier"])
     lines = []
     if "log_z_ratio" in summary:
-        what = ("log evidence log Z (the last rung is the prior)" if summary["log_z_is_evidence"]
-                else "log Z(target) − log Z(last rung)")
+        what = ("log evidence log Z (the last rung is a normalised reference)"
+                if summary["log_z_is_evidence"] else "log Z(target) − log Z(last rung)")
         error = summary["log_z_ratio_se"]
         lines.append(f"{what}, stepping stone over the swaps: {summary['log_z_ratio']:.3f}"
                      + f" ± {error:.3f} (MCSE, batch means)")

@@ -31,6 +31,7 @@ from tempering.algorithms.pt import tuning_steps
 from tempering.algorithms.pt_rounds import Rounds, rounds_in
 from tempering.errors import UserInputError
 from tempering.ladders import equal_barrier_betas, ladder_betas
+from tempering.ladders.reference import line_schedule, target_index
 from tempering.models.base import Model
 from tempering.numerics import compile_lowered
 
@@ -53,6 +54,9 @@ class PilotRecord(NamedTuple):
         Wall seconds of its run and of its compilation.
     cost
         Its likelihood work, full-data-equivalent evaluations.
+    leg_barriers
+        Λ̂ of each leg (one, or with ``reference=stabilized`` the variational leg's and the
+        prior leg's; ``barrier`` is their sum).
     """
 
     scans: int
@@ -62,9 +66,11 @@ class PilotRecord(NamedTuple):
     seconds: float
     compile_seconds: float
     cost: float
+    leg_barriers: tuple[float, ...] = ()
 
     def as_fact(self) -> dict[str, Any]:
-        return {k: (float(v) if isinstance(v, float) else int(v))
+        return {k: ([float(x) for x in v] if isinstance(v, tuple)
+                    else float(v) if isinstance(v, float) else int(v))
                 for k, v in self._asdict().items()}
 
 
@@ -104,19 +110,50 @@ def pilot_schedule(model: Model, adaptive: Algorithm, *, rounds: int, seed: int,
                              "see every pair from the second round on); give 2 rounds or more")
     last = measured[-1]
     ran_on = schedule[last - 1] if last > 0 else np.asarray(adaptive.facts["betas"])
-    barrier = float(np.sum(np.clip(rejection[last], 0.0, 1.0)))
-    fewest = 3 if ran_on[-1] == 0.0 else 2  # 1, a β > 0 and the prior
-    count = max(fewest, int(np.ceil(2.0 * barrier)) + 1) if choose_rungs else len(ran_on)
-    placed = np.asarray(equal_barrier_betas(ran_on, rejection[last], rungs=count))
-    record = PilotRecord(steps, len(ran_on), len(placed), barrier, seconds, t1 - t0,
-                         float(cost))
+    placed, barriers = place_legs(ran_on, rejection[last], choose_rungs)
+    record = PilotRecord(steps, len(ran_on), len(placed), float(sum(barriers)), seconds,
+                         t1 - t0, float(cost), tuple(barriers))
     return placed, record
+
+
+def place_legs(ran_on: np.ndarray, rejection: np.ndarray, choose_rungs: bool
+               ) -> tuple[np.ndarray, list[float]]:
+    """Each leg of the line ``ran_on`` placed at equal Λ̂ from its pairs' ``rejection``: with
+    ``choose_rungs``, ⌈2Λ̂⌉ + 1 rungs per leg (at least 2, or 3 when the leg ends at β = 0), else
+    as many as now; the legs' Λ̂ (one leg, or the variational leg and then the prior leg)."""
+    target = target_index(ran_on)
+    legs = [slice(0, target + 1), slice(target, len(ran_on))] if target else [slice(None)]
+    placed: list[np.ndarray] = []
+    barriers: list[float] = []
+    for leg in legs:
+        coordinates = ran_on[leg]
+        pairs = rejection[leg.start:(None if leg.stop is None else leg.stop - 1)]
+        barrier = float(np.sum(np.clip(pairs, 0.0, 1.0)))
+        fewest = 3 if coordinates[-1] in (0.0, 2.0) or coordinates[0] == 2.0 else 2
+        count = (max(fewest, int(np.ceil(2.0 * barrier)) + 1) if choose_rungs
+                 else len(coordinates))
+        new = np.asarray(equal_barrier_betas(coordinates, pairs, rungs=count))
+        placed.append(new if not placed else new[1:])
+        barriers.append(barrier)
+    return np.concatenate(placed), barriers
 
 
 def starting_betas(options: Any) -> np.ndarray:
     """``start_betas`` when given, else the ``ladder``/``rungs``/``beta_min`` schedule (with
-    ``rungs=auto``, ``PILOT_RUNGS`` rungs)."""
+    ``rungs=auto``, ``PILOT_RUNGS`` rungs; per leg with ``reference=stabilized``, whose ``rungs``
+    count the whole line: :func:`~tempering.ladders.reference.line_schedule`)."""
     if options.start_betas is not None:
         return np.asarray(options.start_betas, dtype=float)
-    rungs = PILOT_RUNGS if options.rungs == "auto" else int(options.rungs)
-    return ladder_betas(options.ladder, rungs, options.beta_min, options.prior_rung)
+    two_legs = getattr(options, "reference", "prior") == "stabilized"
+    if options.rungs == "auto":
+        upper = lower = PILOT_RUNGS
+    elif two_legs:
+        upper = (int(options.rungs) + 1) // 2
+        lower = int(options.rungs) + 1 - upper
+    else:
+        upper = lower = int(options.rungs)
+    leg = ladder_betas(options.ladder, lower, options.beta_min, options.prior_rung)
+    if not two_legs:
+        return leg
+    return line_schedule("stabilized", leg,
+                         ladder_betas(options.ladder, upper, options.beta_min, True))

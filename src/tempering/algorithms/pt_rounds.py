@@ -24,7 +24,12 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from tempering.ladders import equal_barrier_betas
+from tempering.ladders.reference import (
+    FIRST_FIT_ROUND,
+    equal_barrier_legs,
+    fitted_reference,
+    second_moment,
+)
 
 
 class Rounds(NamedTuple):
@@ -43,11 +48,21 @@ class Rounds(NamedTuple):
     final_tune
         Whether a warmup with an adapting inner kernel ends by tuning it on the last schedule
         (a pilot that only places the schedule skips it).
+    target
+        The target rung's index in the line (0 unless the reference is ``stabilized``): each leg
+        is placed on its own (:func:`~tempering.ladders.reference.equal_barrier_legs`).
+    fit_reference
+        ``None`` (the prior is the reference), or whether the Gaussian reference q in the view
+        (``view[1]``) has a full covariance: it is then moment-matched to the target rung's
+        draws of each round from round ``first_fit`` on (0-based; round r has 2^r scans).
     """
 
     max_rounds: int
     inner_for: Callable[[jax.Array, jax.Array, Any], Any]
     final_tune: bool = True
+    target: int = 0
+    fit_reference: bool | None = None
+    first_fit: int = FIRST_FIT_ROUND
 
 
 def round_record(rounds: int, rungs: int) -> dict[str, jax.Array]:
@@ -88,15 +103,17 @@ def run_rounds(step: Callable, swap_stats: Callable, reinit: Callable, key: jax.
     """
     count = rounds_in(num_steps, rounds.max_rounds)
     pairs = params["rejection"].shape[1]
+    full = rounds.fit_reference
 
-    def close_round(r, state, params, prob_sum, proposed_sum):
+    def close_round(r, state, params, sums):
         """Record round r; move the schedule when every pair was proposed (and count the
-        re-initialisation's evaluations)."""
+        re-initialisation's evaluations); refit q from the round's target draws."""
+        prob_sum, proposed_sum = sums[0], sums[1]
         seen = proposed_sum > 0
         rejection = 1.0 - prob_sum / jnp.maximum(proposed_sum, 1)
         betas = state.view[0]
         move = jnp.all(seen)
-        new_betas = jnp.where(move, equal_barrier_betas(betas, rejection), betas)
+        new_betas = jnp.where(move, equal_barrier_legs(betas, rejection, rounds.target), betas)
         params = {
             **params,
             "inner": jax.tree.map(lambda a, b: jnp.where(move, a, b),
@@ -105,26 +122,44 @@ def run_rounds(step: Callable, swap_stats: Callable, reinit: Callable, key: jax.
             "schedule": params["schedule"].at[r].set(new_betas),
             "rejection": params["rejection"].at[r].set(jnp.where(seen, rejection, jnp.nan)),
         }
-        moved, cost = reinit(state._replace(view=(new_betas, *state.view[1:])), params)
-        state = jax.tree.map(lambda a, b: jnp.where(move, a, b), moved, state)
-        return state, params, jnp.where(move, cost, 0.0)
+        view = (new_betas, *state.view[1:])
+        refit = move
+        if full is not None:
+            fits = r >= rounds.first_fit
+            refit = move | fits
+            fitted = fitted_reference(sums[2], sums[3], sums[4], full)
+            view = (new_betas, jax.tree.map(lambda a, b: jnp.where(fits, a, b),
+                                            fitted, state.view[1]))
+        moved, cost = reinit(state._replace(view=view), params)
+        state = jax.tree.map(lambda a, b: jnp.where(refit, a, b), moved, state)
+        return state, params, jnp.where(refit, cost, 0.0)
 
     def body(t, carry):
-        state, params, prob_sum, proposed_sum, cost = carry
+        state, params, sums, cost = carry
         state, info = step(jax.random.fold_in(key, t), state, params)
         prob, proposed = swap_stats(info)
-        prob_sum, proposed_sum = prob_sum + prob, proposed_sum + proposed
+        sums = (sums[0] + prob, sums[1] + proposed, *sums[2:])
+        if full is not None:
+            theta = state.replicas.position[rounds.target]
+            sums = (*sums[:2], sums[2] + theta, sums[3] + second_moment(theta, full),
+                    sums[4] + 1.0)
         u = t + 2  # round r ends after scan t when t + 2 = 2^(r + 1); t is not batched, so
         r = jnp.round(jnp.log2(u.astype(jnp.float64))).astype(jnp.int32) - 1  # a real branch
         ends = ((u & (u - 1)) == 0) & (r < count)
         state, params, moving = jax.lax.cond(
             ends, lambda: close_round(jnp.clip(r, 0, rounds.max_rounds - 1), state, params,
-                                      prob_sum, proposed_sum),
+                                      sums),
             lambda: (state, params, jnp.zeros(())))
-        keep = 1.0 - ends.astype(prob_sum.dtype)
-        return state, params, prob_sum * keep, proposed_sum * keep, cost + info.cost + moving
+        keep = 1.0 - ends.astype(sums[0].dtype)
+        sums = jax.tree.map(lambda a: a * keep, sums)
+        return state, params, sums, cost + info.cost + moving
 
     zeros = jnp.zeros(pairs)
-    state, params, _, _, cost = jax.lax.fori_loop(
-        0, int(num_steps), body, (state, params, zeros, zeros, jnp.zeros(())))
+    sums: tuple = (zeros, zeros)
+    if full is not None:
+        dim = state.replicas.position.shape[-1]
+        sums = (zeros, zeros, jnp.zeros(dim), jnp.zeros((dim, dim) if full else dim),
+                jnp.zeros(()))
+    state, params, _, cost = jax.lax.fori_loop(
+        0, int(num_steps), body, (state, params, sums, jnp.zeros(())))
     return state, params, cost

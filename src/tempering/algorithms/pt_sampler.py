@@ -20,6 +20,7 @@ from tempering.algorithms.pt_summary import swap_lines, swap_summary
 from tempering.algorithms.rungs import carried_params, ladder_facts
 from tempering.algorithms.spec import SamplerSpec
 from tempering.ladders import TemperingLadder, adaptive_power_ladder, power_tempering_ladder
+from tempering.ladders.reference import ReferenceKind, path_beta
 from tempering.models.base import Model
 
 
@@ -70,8 +71,13 @@ class PTOptions(TemperingOptions):
         None, description="default: auto with the adaptive schedule (a pilot places them), 7 "
                           "with a fixed one")
     start_betas: list[float] | None = Field(
-        None, description="the schedule warmup starts from (rungs=auto's pilot writes it)")
+        None, description="the schedule warmup starts from (rungs=auto's pilot writes it); "
+                          "with reference=stabilized, coordinates 2 (q) → 1 (target) → 0")
     pilot_seed: NonNegativeInt = 0
+    reference: ReferenceKind = Field(
+        "prior", description="where the path starts: prior, variational (a Gaussian fitted to "
+                             "the target in warmup) or stabilized (both, two legs)")
+    reference_covariance: Literal["diagonal", "full"] = "diagonal"
 
     @model_validator(mode="after")
     def _schedule_defaults(self) -> Self:
@@ -93,8 +99,11 @@ class PTOptions(TemperingOptions):
                              "use the run file's β's)")
         if self.rungs == "auto" and self.schedule != "adaptive":
             raise ValueError("rungs: auto needs schedule=adaptive")
+        if self.reference != "prior" and self.schedule != "adaptive":
+            raise ValueError(f"reference: {self.reference} needs schedule=adaptive (the "
+                             "reference is fitted in warmup's rounds)")
         if self.start_betas is not None:
-            _check_start(self.start_betas, self.rungs)
+            _check_start(self.start_betas, self.rungs, self.reference == "stabilized")
         return self
 
     def betas(self) -> np.ndarray:
@@ -131,10 +140,14 @@ class PTOptions(TemperingOptions):
         return self._pilot
 
 
-def _check_start(betas: list[float], rungs: int | str) -> None:
-    if len(betas) < 2 or betas[0] != 1.0 or any(a <= b for a, b in zip(betas, betas[1:],
-                                                                        strict=False)):
-        raise ValueError("start_betas: must start at 1 and decrease strictly, two at least")
+def _check_start(betas: list[float], rungs: int | str, two_legs: bool) -> None:
+    decreasing = all(a > b for a, b in zip(betas, betas[1:], strict=False))
+    starts = (betas[0] <= 2.0 and betas.count(1.0) == 1 and betas[0] > 1.0) if two_legs \
+        else betas[0] == 1.0
+    if len(betas) < 2 or not starts or not decreasing:
+        raise ValueError("start_betas: must start at 1 and decrease strictly, two at least"
+                         + (" (stabilized: coordinates from at most 2 down, through 1 once)"
+                            if two_legs else ""))
     if betas[-1] < 0.0:
         raise ValueError("start_betas: must be non-negative")
     if rungs != len(betas):
@@ -145,8 +158,9 @@ def build(model: Model, options: PTOptions, pilot: bool = False) -> Algorithm:
     """PT on the powered-likelihood ladder of ``options``, adaptive or fixed (``pilot``: the
     ``rungs=auto`` pilot's build, whose warmup ends with its last round)."""
     adaptive = options.schedule == "adaptive"
-    ladder = (adaptive_power_ladder if adaptive else power_tempering_ladder)(model,
-                                                                             options.betas())
+    ladder = (adaptive_power_ladder(model, options.betas(), options.reference,
+                                    options.reference_covariance == "full") if adaptive
+              else power_tempering_ladder(model, options.betas()))
     return build_over(model, options, ladder,
                       keep_all_rungs=model if options.keep_all_rungs else None,
                       adaptive=adaptive, pilot=pilot)
@@ -165,9 +179,13 @@ def build_over(model: Model, options: PTOptions, ladder: TemperingLadder,
     if adaptive:
         inner_for = ((lambda new, old, inner: carried_params(inner, old, new))
                      if bound.warmup is not None
-                     else (lambda new, old, inner: spec.rung_params(bound, new)))
-        rounds = Rounds(options.rounds, inner_for, final_tune=not pilot)
-    algorithm = parallel_tempering(ladder, bound, spec.rung_params(bound, ladder.betas),
+                     else (lambda new, old, inner: spec.rung_params(bound, path_beta(new))))
+        fit = (None if getattr(options, "reference", "prior") == "prior"
+               else options.reference_covariance == "full")
+        rounds = Rounds(options.rounds, inner_for, final_tune=not pilot, target=ladder.target,
+                        fit_reference=fit)
+    betas = np.asarray(path_beta(np.asarray(ladder.betas)))
+    algorithm = parallel_tempering(ladder, bound, spec.rung_params(bound, betas),
                                    swap=str(options.swap), inner_steps=options.inner_steps,
                                    keep_all_rungs=keep_all_rungs, rounds=rounds)
     facts: dict[str, Any] = {**ladder_facts(ladder), "schedule": [options.schedule]}

@@ -16,8 +16,10 @@ SWAP_LOG_UP = Stat("swap_log_up", ("pair",),
                    "rung m, read off the swap proposal (stepping stone); NaN when not proposed")
 BETA = Stat("beta", ("ladder",), "the schedule in force: β of each rung (an adapted one is "
             "fixed after warmup)")
+REFERENCE_ACTIVE = Stat("reference_active", (), "whether the path starts from the Gaussian q "
+                        "fitted in warmup (reference=variational or stabilized; else the prior)")
 PT_STATS = (SWAP_PROB, SWAP_PROPOSED, SWAP_ACCEPTED, ROUND_TRIPS, RUNG_ACCEPTANCE,
-            REPLICA_AT_RUNG, BETA, SWAP_LOG_UP)
+            REPLICA_AT_RUNG, BETA, SWAP_LOG_UP, REFERENCE_ACTIVE)
 ALL_RUNGS_STATS = rung_weight_stats(("ladder",))
 #: Swap acceptance (floor 0.05: below it the rungs barely exchange) and round trips.
 PT_HEADLINE = (Headline("swap accept", "swap_accepted", per="swap_proposed", floor=0.05,

@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from tempering.algorithms.pt_legs import leg_lines, leg_summary
 from tempering.algorithms.pt_mixing import mixing_lines, mixing_summary, stepping_stone
 from tempering.algorithms.pt_stats import BETA, ROUND_TRIPS, SWAP_LOG_UP, SWAP_PROB, SWAP_PROPOSED
 from tempering.algorithms.spec import StatArrays
@@ -32,6 +33,11 @@ def swap_summary(stats: StatArrays) -> dict[str, Any]:
                                        "lambda": np.asarray(local).tolist()}
     if SWAP_LOG_UP.name in stats:
         extra |= stepping_stone(stats[SWAP_LOG_UP.name], None if betas is None else betas[0])
+    if betas is not None:
+        known = all(r is not None for r in swap_rate)
+        extra |= leg_summary(stats, betas[0],
+                             1.0 - np.asarray(swap_rate, dtype=float) if known else None,
+                             stats.get(SWAP_LOG_UP.name))
     return {"swap_rate": swap_rate, "round_trips": int(stats[ROUND_TRIPS.name][:, -1].sum()),
             **extra, **mixing_summary(swap_rate, stats[ROUND_TRIPS.name])}
 
@@ -43,7 +49,8 @@ def swap_lines(summary: Mapping[str, Any]) -> list[str]:
     if "schedule" in summary:
         first = summary["schedule"][0]
         same = all(np.allclose(row, first) for row in summary["schedule"])
-        lines.append(f"schedule: {len(first)} rungs, β (chain 0"
+        coordinate = "s (2 − β on the variational leg)" if max(first) > 1.0 else "β"
+        lines.append(f"schedule: {len(first)} rungs, {coordinate} (chain 0"
                      f"{'' if same else '; each chain adapted its own'}): "
                      + " ".join(f"{b:.3g}" for b in first))
-    return lines + mixing_lines(summary)
+    return lines + leg_lines(summary) + mixing_lines(summary)

@@ -32,6 +32,14 @@ import jax.numpy as jnp
 import numpy as np
 
 from tempering.ladders.base import Ladder, Rung, power_ladder
+from tempering.ladders.reference import (
+    GaussianReference,
+    ReferenceKind,
+    gaussian_log_density,
+    initial_reference,
+    path_density,
+    target_index,
+)
 from tempering.models.base import Model
 from tempering.numerics import finite_or_neg_inf
 
@@ -60,6 +68,9 @@ class TemperingLadder(NamedTuple):
     density_at
         ``None`` (rungs of different static shapes: unrolled), or (view, m) ↦ rung m's log
         density for a traced rung index m, one function for every rung (power ladders).
+    target
+        The target rung's index: 0, except on a stabilized variational line
+        (:mod:`tempering.ladders.reference`), whose target sits between its two legs.
     """
 
     kind: str
@@ -70,6 +81,7 @@ class TemperingLadder(NamedTuple):
     draw_view: Callable[[jax.Array], View]
     rungs: Callable[[View], Ladder]
     density_at: Callable[[View, jax.Array], Callable[[jax.Array], jax.Array]] | None = None
+    target: int = 0
 
     @property
     def num_rungs(self) -> int:
@@ -79,13 +91,7 @@ class TemperingLadder(NamedTuple):
 def tempered_density(model: Model, beta: jax.Array) -> Callable[[jax.Array], jax.Array]:
     """θ ↦ log p(θ) + β log p(X | θ) for a traced β; β = 0 is the prior rung (0 · log p(X | θ)
     read as 0, even where p(X | θ) = 0); −∞ where not finite."""
-
-    def log_density(theta):
-        log_lik = model.log_lik(theta)
-        tempered = jnp.where(beta > 0, beta * jnp.where(beta > 0, log_lik, 0.0), 0.0)
-        return finite_or_neg_inf(model.log_prior(theta) + tempered)
-
-    return log_density
+    return path_density(model, beta, "prior", None)
 
 
 def power_tempering_ladder(model: Model, betas: np.ndarray) -> TemperingLadder:
@@ -102,28 +108,43 @@ def power_tempering_ladder(model: Model, betas: np.ndarray) -> TemperingLadder:
                            density_at)
 
 
-def adaptive_power_ladder(model: Model, betas: np.ndarray) -> TemperingLadder:
-    """The powered-likelihood ladder with its β's in the view, so that warmup may move them.
+def adaptive_power_ladder(model: Model, betas: np.ndarray, reference: ReferenceKind = "prior",
+                          full: bool = False, start_reference: GaussianReference | None = None,
+                          log_q: Callable = gaussian_log_density) -> TemperingLadder:
+    """The powered-likelihood ladder with its schedule in the view, so that warmup may move it.
 
-    The view is ``(β,)``, an (M + 1,) array starting at ``betas``; ``rungs(view)`` builds
-    h_m(θ) = log p(θ) + β_m log p(X | θ) from it, traced (a β of 0 is the prior rung). A
+    With the prior as reference the view is ``(β,)``, an (M + 1,) array starting at ``betas``;
+    ``rungs(view)`` builds h_m(θ) = log p(θ) + β_m log p(X | θ) from it, traced (a β of 0 is the
+    prior rung). With a variational reference (:mod:`tempering.ladders.reference`) the view is
+    ``(s, q)``: the schedule coordinates (``betas`` are then coordinates: β on a one-leg line;
+    2 → 1 → 0 on a stabilized one, whose target is the rung at s = 1) and the Gaussian
+    reference q (``full``: a full covariance), inactive — the prior — until warmup fits it, or
+    ``start_reference``; ``log_q`` is replaceable only to show that a wrongly normalised q is
+    caught. A
     sampler that adapts its schedule (:func:`tempering.ladders.adaptive.equal_barrier_betas`)
     replaces the view during warmup and keeps it fixed afterwards.
     """
     start = tuple(float(b) for b in betas)
-    if not start or start[0] != 1.0:
+    target = target_index(np.asarray(start)) if start else 0
+    if not start or start[target] != 1.0 or (reference != "stabilized" and target != 0):
         raise ValueError("a ladder starts at the target: betas[0] must be 1")
     n = model.n_data
 
-    def rungs(view):
-        return tuple(Rung(tempered_density(model, view[0][m]), 1.0, None)
-                     for m in range(len(start)))
-
     def density_at(view, m):
-        return tempered_density(model, view[0][m])
+        return path_density(model, view[0][m], reference,
+                            None if reference == "prior" else view[1], log_q)
+
+    def rungs(view):
+        return tuple(Rung(density_at(view, m), 1.0, None) for m in range(len(start)))
+
+    def draw_view(key):
+        if reference == "prior":
+            return (jnp.asarray(start),)
+        q = initial_reference(model.dim, full) if start_reference is None else start_reference
+        return (jnp.asarray(start), q)
 
     return TemperingLadder("power", start, (n,) * len(start), (1.0,) * len(start), False,
-                           lambda key: (jnp.asarray(start),), rungs, density_at)
+                           draw_view, rungs, density_at, target)
 
 
 def adaptive_subset_ladder(model: Model, betas: np.ndarray, *,
