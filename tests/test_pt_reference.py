@@ -251,3 +251,14 @@ def test_sum_of_rejections_matches_the_quadrature_barrier_for_both_references():
     prob, proposed = stats["swap_accept_prob"].values, stats["swap_proposed"].values
     estimate = (1.0 - prob.sum(axis=1) / np.maximum(proposed.sum(axis=1), 1)).sum(axis=1)
     assert np.all(np.abs(estimate - truth_q) < 0.1 * truth_q), (estimate, truth_q, truth_prior)
+
+
+def test_leg_round_trips_count_target_to_end_and_back():
+    from tempering.algorithms.pt_legs import leg_round_trips
+
+    # 3 rungs, target 1; the replica id on each rung per draw. Replica 0 walks 1 → 0 → 1 → 2 → 1
+    # (one trip on each leg); replica 1 reaches the target once and goes back to rung 0 without
+    # returning; replica 2 reaches the target at draw 3 and leaves again.
+    index = np.asarray([[1, 0, 2], [0, 1, 2], [1, 0, 2], [1, 2, 0], [1, 0, 2]])[None]
+    assert leg_round_trips(index, 1, 0) == 1 and leg_round_trips(index, 1, 2) == 1
+    assert leg_round_trips(index[:, :4], 1, 2) == 0  # replica 0 not yet back from rung 2

@@ -1,5 +1,6 @@
 """The legs of a PT run's path in ``tempering summary``: which reference each leg starts from,
-its schedule, its communication barrier Λ̂ and its stepping-stone log evidence.
+its schedule, its communication barrier Λ̂, its round trips (target → the leg's reference →
+target, read off the index process) and its stepping-stone log evidence.
 
 A one-leg path runs from the target to the prior, or to a Gaussian q fitted in warmup
 (``reference=variational``; :mod:`tempering.ladders.reference`). A ``stabilized`` path is one line
@@ -21,8 +22,8 @@ from typing import Any
 import numpy as np
 
 from tempering.algorithms.pt_mixing import stepping_stone
-from tempering.algorithms.pt_stats import REFERENCE_ACTIVE
-from tempering.ladders.reference import leg_slices
+from tempering.algorithms.pt_stats import REFERENCE_ACTIVE, REPLICA_AT_RUNG
+from tempering.ladders.reference import leg_slices, target_index
 
 
 def leg_summary(stats: Mapping[str, np.ndarray], schedule: np.ndarray,
@@ -35,10 +36,14 @@ def leg_summary(stats: Mapping[str, np.ndarray], schedule: np.ndarray,
     if "" in slices:
         return {"reference": "variational" if active else "prior"}
     legs = []
+    index = stats.get(REPLICA_AT_RUNG.name)
     for name, rungs in slices.items():
         pairs = slice(rungs.start, rungs.stop - 1)
         beta = np.where(schedule[rungs] > 1.0, 2.0 - schedule[rungs], schedule[rungs])
         leg: dict[str, Any] = {"name": name, "betas": beta.tolist()}
+        if index is not None:
+            end = rungs.start if name == "variational" else rungs.stop - 1
+            leg["round_trips"] = leg_round_trips(np.asarray(index), target_index(schedule), end)
         if rejection is not None:
             leg["barrier"] = float(np.sum(np.clip(rejection[pairs], 0.0, 1.0)))
         if log_up is not None:
@@ -55,6 +60,22 @@ def leg_summary(stats: Mapping[str, np.ndarray], schedule: np.ndarray,
     return out
 
 
+def leg_round_trips(index: np.ndarray, target: int, end: int) -> int:
+    """Trips target → ``end`` → target made in sampling, all replicas and chains, read off the
+    index process ``index`` (chain, draw, rung): the replica id on each rung per draw."""
+    chains, _, rungs = index.shape
+    at_rung = np.argsort(index, axis=-1)  # (chain, draw, replica): each replica's rung
+    left = np.zeros((chains, rungs), bool)  # reached the end since it last sat at the target
+    seen_target = np.zeros((chains, rungs), bool)
+    trips = 0
+    for rung in np.moveaxis(at_rung, 1, 0):
+        at_end, at_target = rung == end, rung == target
+        trips += int(np.sum(left & at_target))
+        left = np.where(at_target, False, left | (at_end & seen_target))
+        seen_target |= at_target
+    return trips
+
+
 def leg_lines(summary: Mapping[str, Any]) -> list[str]:
     """One line per leg of a stabilized path; one line naming a variational reference."""
     if summary.get("reference") == "variational":
@@ -67,6 +88,8 @@ def leg_lines(summary: Mapping[str, Any]) -> list[str]:
                 + " ".join(f"{b:.3g}" for b in leg["betas"]))
         if "barrier" in leg:
             text += f"; Λ {leg['barrier']:.2f}"
+        if "round_trips" in leg:
+            text += f"; round trips {leg['round_trips']}"
         if "log_evidence" in leg:
             text += f"; log Z {leg['log_evidence']:.3f} ± {leg['log_evidence_se']:.3f}"
         lines.append(text)
