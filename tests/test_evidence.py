@@ -91,6 +91,7 @@ def test_ti_and_stepping_stones_from_exact_draws(small):
     assert abs(result.ss - truth) / result.ss_mcse < Z_BOUND, result
 
 
+@pytest.mark.slow  # ~13 s; make test checks each estimate against the truth within its MCSE
 def test_evidence_mcse_is_calibrated(small):
     """Over independent replicates of exact draws, (estimate − truth)/MCSE has sd ≈ 1."""
     betas = ladder_betas("geometric", 6, 0.05, prior_rung=True)

@@ -131,7 +131,8 @@ def _evidence_run(reference: str, log_q=gaussian_log_density):
     return swap_summary(stats), _exact_log_evidence(y)
 
 
-@pytest.mark.parametrize("reference", ["variational", "stabilized"])
+@pytest.mark.parametrize("reference", [
+    "variational", pytest.param("stabilized", marks=pytest.mark.slow)])  # (~15 s each)
 def test_log_evidence_matches_the_exact_one(reference):
     summary, exact = _evidence_run(reference)
     assert summary["reference"] == reference and summary["log_z_is_evidence"]

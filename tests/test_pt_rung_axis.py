@@ -30,6 +30,7 @@ def test_compiled_step_does_not_grow_with_the_ladder(inner, swap):
     assert large < 1.05 * small, (small, large)
 
 
+@pytest.mark.slow  # ~17 s: the control that shows the size check above can fail
 def test_the_size_measure_sees_an_unrolled_ladder():
     """The same measure on SPT, whose subset rungs are unrolled, grows with the ladder: the check
     above can fail."""
