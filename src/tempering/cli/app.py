@@ -243,7 +243,7 @@ def predict(
 @app.command()
 def bench(
     name: Annotated[str, typer.Argument(
-        help="Which benchmark: gp-grad, mint, ee, ensemble, pt, pt-scale.")],
+        help="Which benchmark: gp-grad, mint, ee, ensemble, pt, pt-scale, multimodal.")],
     n: Annotated[int | None, typer.Option(
         help="Data points (gp-grad: an n × n covariance, default 1024; mint: a synthetic "
              "stand-in instead of the bundled digits; ee: the mixture's, default 2000; "
@@ -251,23 +251,46 @@ def bench(
     = None,
     dim: Annotated[int | None, typer.Option(
         help="Covariates D (gp-grad: default 18; mint: synthetic features; pt-scale: the "
-             "mixture's dimension, default 10).")] = None,
+             "mixture's dimension, default 10; multimodal: the Gaussian mixture's, instead "
+             "of 10 and 30).")] = None,
     repeats: Annotated[int | None, typer.Option(
         help="Timed rounds; medians are reported (default 10; ensemble: 3; ee: the budget, "
              "× 2000 data passes, default 75; pt: thousands of draws per chain, default 4; "
-             "pt-scale: hundreds of draws per chain, default 2).")
+             "pt-scale: hundreds of draws per chain, default 2; multimodal: a factor on every "
+             "run's length, default 1).")
     ] = None,
+    quick: Annotated[bool, typer.Option(
+        help="multimodal: tiny targets and runs (seconds per method; what the tests run).")]
+    = False,
+    out: Annotated[Path | None, typer.Option(
+        help="multimodal: directory for the plots and multimodal.json (default "
+             "multimodal-bench).")] = None,
+    only: Annotated[str | None, typer.Option(
+        help="multimodal: comma-separated targets (gauss-mixture-10d, gauss-mixture-30d, "
+             "mixture, spike-slab, eggbox, scaled-normal).")] = None,
 ) -> None:
     """Time a computation after compilation (gp-grad: GP value+gradient in Cholesky units;
     mint: data passes to 99% test accuracy, MINT vs full-batch MH; ee: data passes to visit all
     50 modes and to a mode-mass error of 0.005, MINTEE vs EE vs PT; ensemble: seconds per slow
     evaluation, Metropolis vs the ensembles, and min-ESS/s vs NUTS and NumPyro on GP-ARD; pt:
     round trips and mode-indicator ESS/s, adaptive DEO PT vs geometric sweep PT; pt-scale:
-    compile seconds and scans/s of PT against rungs and chains, RWM and HMC)."""
-    from tempering.bench import BENCHMARKS
+    compile seconds and scans/s of PT against rungs and chains, RWM and HMC; multimodal: PT at
+    its defaults vs NUTS, BlackJAX SMC, dynesty and ptemcee on targets with exact mode masses
+    and log Z — errors, seconds and error against time, one table and one PNG per target)."""
+    import inspect
 
-    extra = {} if repeats is None else {"repeats": repeats}
-    BENCHMARKS.get(name).run(n=n, dim=dim, **extra)
+    from tempering.bench import BENCHMARKS
+    from tempering.errors import UserInputError
+
+    spec = BENCHMARKS.get(name)
+    extra: dict = {} if repeats is None else {"repeats": repeats}
+    extra |= {key: value for key, value in (("quick", quick or None), ("out", out),
+                                            ("only", only)) if value is not None}
+    takes = inspect.signature(spec.run).parameters
+    refused = [f"--{key}" for key in extra if key not in takes]
+    if refused:
+        raise UserInputError(f"bench {name}: {', '.join(refused)} does not apply")
+    spec.run(n=n, dim=dim, **extra)
 
 
 @app.command()

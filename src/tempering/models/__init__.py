@@ -3,12 +3,33 @@
 from tempering.models.barrier import barrier_posterior, communication_barrier
 from tempering.models.base import Model, ModelSpec, ParamSpec
 from tempering.models.changepoint_exact import changepoint_exact_posterior
+from tempering.models.eggbox import (
+    box_point,
+    eggbox_log_evidence,
+    eggbox_mode_masses,
+    eggbox_mode_of,
+)
+from tempering.models.gauss_mixture import exact_log_evidence as gauss_mixture_log_evidence
+from tempering.models.gauss_mixture import exact_mode_masses as gauss_mixture_masses
+from tempering.models.gauss_mixture import mode_of as gauss_mixture_mode_of
 from tempering.models.gp_regression import gp_regression_prior_mean
 from tempering.models.grid import tempered_log_density_points
 from tempering.models.mixture import mode_index
+from tempering.models.mixture_exact import mixture_log_evidence, ordering_index, ordering_masses
 from tempering.models.modes2d import nearest_mode
 from tempering.models.numpyro_model import from_numpyro
 from tempering.models.registry import MODELS, get_model
+from tempering.models.scaled_normal import (
+    scaled_normal_barrier,
+    scaled_normal_local_barrier,
+    scaled_normal_log_evidence,
+)
+from tempering.models.spike_slab import (
+    spike_slab_log_evidence,
+    spike_slab_mode_masses,
+    spike_slab_mode_of,
+    tempered_spike_mass,
+)
 from tempering.models.tied_means import (
     disc_log_mass,
     mode_mass_ratio,
@@ -17,10 +38,15 @@ from tempering.models.tied_means import (
 )
 from tempering.models.user import from_logdensity
 
-__all__ = ["MODELS", "Model", "ModelSpec", "ParamSpec", "barrier_posterior",
+__all__ = ["MODELS", "Model", "ModelSpec", "ParamSpec", "barrier_posterior", "box_point",
            "changepoint_exact_posterior", "communication_barrier",
-           "disc_log_mass", "from_logdensity", "from_numpyro", "get_model",
-           "gp_regression_prior_mean", "mode_index",
-           "mode_mass_ratio", "nearest_mode",
+           "disc_log_mass", "eggbox_log_evidence", "eggbox_mode_masses", "eggbox_mode_of",
+           "from_logdensity", "from_numpyro", "gauss_mixture_log_evidence",
+           "gauss_mixture_masses", "gauss_mixture_mode_of", "get_model",
+           "gp_regression_prior_mean", "mixture_log_evidence", "mode_index",
+           "mode_mass_ratio", "nearest_mode", "ordering_index", "ordering_masses",
+           "scaled_normal_barrier", "scaled_normal_local_barrier", "scaled_normal_log_evidence",
+           "spike_slab_log_evidence", "spike_slab_mode_masses", "spike_slab_mode_of",
+           "tempered_spike_mass",
            "tempered_log_density_points", "tied_means_grid_log_density",
            "tied_means_mirror"]

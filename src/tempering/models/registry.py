@@ -12,6 +12,7 @@ from tempering.models import (
     barrier,
     bnn,
     changepoint,
+    eggbox,
     gauss_mixture,
     gp_const,
     gp_neal2010,
@@ -20,6 +21,8 @@ from tempering.models import (
     mixture,
     modes2d,
     mvn_mean,
+    scaled_normal,
+    spike_slab,
     tied_means,
 )
 from tempering.models.base import Model, ModelSpec
@@ -39,6 +42,9 @@ MODELS: Registry[ModelSpec] = Registry("model", (
     modes2d.SPEC,
     barrier.SPEC,
     gauss_mixture.SPEC,
+    spike_slab.SPEC,
+    eggbox.SPEC,
+    scaled_normal.SPEC,
 ))
 
 

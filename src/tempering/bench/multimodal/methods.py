@@ -1,0 +1,29 @@
+"""The methods the benchmark runs, in table order: the library's PT variants (``PT_VARIANTS``;
+the first, PT at its defaults, is the reference of every ratio), then the peers a user would pick
+instead — the library's NUTS (the untempered baseline), BlackJAX's adaptive tempered SMC,
+dynesty's static nested sampler and ptemcee. Each is a function ``(target, size, seed) →
+MethodRun``."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import partial
+
+from tempering.bench.multimodal.dynesty_run import run_dynesty
+from tempering.bench.multimodal.library import PT_VARIANTS, run_nuts, run_pt
+from tempering.bench.multimodal.ptemcee_run import run_ptemcee
+from tempering.bench.multimodal.result import MethodRun
+from tempering.bench.multimodal.sizes import Size
+from tempering.bench.multimodal.smc_run import run_smc
+from tempering.bench.multimodal.targets import Target
+
+Runner = Callable[[Target, Size, int], MethodRun]
+REFERENCE = PT_VARIANTS[0][0]
+
+
+def methods() -> dict[str, Runner]:
+    """Label ↦ runner, the PT variants first."""
+    table: dict[str, Runner] = {label: partial(run_pt, label=label, options=options)
+                                for label, options in PT_VARIANTS}
+    return table | {"nuts": run_nuts, "smc": run_smc, "dynesty": run_dynesty,
+                    "ptemcee": run_ptemcee}
