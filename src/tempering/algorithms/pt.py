@@ -55,6 +55,7 @@ from tempering.algorithms.pt_stats import (
     REPLICA_AT_RUNG,
     ROUND_TRIPS,
     RUNG_ACCEPTANCE,
+    SWAP_LOG_DOWN,
     SWAP_PROB,
     SWAP_PROPOSED,
 )
@@ -170,6 +171,7 @@ def parallel_tempering(ladder: TemperingLadder, bound: BoundKernel, params: Any,
     check_ladder(ladder, keep_all_rungs is not None)
     target = ladder.target
     variational = rounds is not None and rounds.fit_reference is not None
+    two_legs = target > 0
     if rounds is not None:
         params = {"inner": params, **round_record(rounds.max_rounds, ladder.num_rungs)}
 
@@ -201,6 +203,8 @@ def parallel_tempering(ladder: TemperingLadder, bound: BoundKernel, params: Any,
                   BETA.name: jnp.asarray(schedule(state), jnp.float64)}
         if variational:
             stats[REFERENCE_ACTIVE.name] = state.view[1].active
+        if not two_legs:
+            stats.pop(SWAP_LOG_DOWN.name)
         if keep_all_rungs is not None:
             all_rungs, energy_cost = _all_rungs_stats(keep_all_rungs, ladder.betas, replicas)
             stats |= all_rungs
@@ -224,7 +228,8 @@ def parallel_tempering(ladder: TemperingLadder, bound: BoundKernel, params: Any,
         return (state.replicas.position[target] if keep_all_rungs is None
                 else state.replicas.position)
 
-    stats = tuple(s for s in PT_STATS if variational or s is not REFERENCE_ACTIVE)
+    stats = tuple(s for s in PT_STATS if (variational or s is not REFERENCE_ACTIVE)
+                  and (two_legs or s is not SWAP_LOG_DOWN))
     stats += ALL_RUNGS_STATS if keep_all_rungs is not None else ()
     dims = ("ladder",) if keep_all_rungs is not None else ()
     return Algorithm(name, init, warmup, step, position, params, stats, dims, headline=PT_HEADLINE)

@@ -7,9 +7,11 @@ A one-leg path runs from the target to the prior, or to a Gaussian q fitted in w
 q → … → target → … → prior, whose schedule coordinates s run 2 → 1 → 0 (β = 2 − s on the
 variational leg). Each leg estimates log Z by stepping stones over its own pairs (both references
 are normalised): the prior leg from the hotter rung of each pair, as a one-leg path does; the
-variational leg, whose pairs run towards the target, gives −Σ log Ẑ_{m−1}/Z_m over its pairs —
-the reciprocal direction (Pigeons.jl's second estimator). The run's log evidence is the
-variational leg's, as Pigeons.jl reports it, with the prior leg's beside it as a check; the
+variational leg, whose rungs run q (m = 0) → target, from its wider side too: Z_m/Z_{m−1} =
+E_{π_{m−1}}[exp(h_m − h_{m−1})] over the draws of rung m − 1 (``swap_log_down``; the reciprocal
+direction, from the narrower rung, is a harmonic-mean-like estimate whose bias and MCSE were
+worse). The run's log evidence is the variational leg's, as Pigeons.jl reports it, with the prior
+leg's beside it as a check; the
 round trips count the replicas' trips between the two ends. Written by hand: nothing in ArviZ or
 BlackJAX knows PT's legs.
 """
@@ -27,7 +29,8 @@ from tempering.ladders.reference import leg_slices, target_index
 
 
 def leg_summary(stats: Mapping[str, np.ndarray], schedule: np.ndarray,
-                rejection: np.ndarray | None, log_up: np.ndarray | None) -> dict[str, Any]:
+                rejection: np.ndarray | None, log_up: np.ndarray | None,
+                log_down: np.ndarray | None = None) -> dict[str, Any]:
     """``reference`` (prior, variational or stabilized) and, for two legs, each leg's rungs,
     β's, Λ̂ and log evidence; the run's log evidence then is the variational leg's."""
     name = REFERENCE_ACTIVE.name
@@ -46,11 +49,11 @@ def leg_summary(stats: Mapping[str, np.ndarray], schedule: np.ndarray,
             leg["round_trips"] = leg_round_trips(np.asarray(index), target_index(schedule), end)
         if rejection is not None:
             leg["barrier"] = float(np.sum(np.clip(rejection[pairs], 0.0, 1.0)))
-        if log_up is not None:
-            stone = stepping_stone(log_up[..., pairs], np.array([0.0]))
+        stones = log_down if name == "variational" else log_up
+        if stones is not None:
+            stone = stepping_stone(stones[..., pairs], np.array([0.0]))
             if stone:
-                sign = -1.0 if name == "variational" else 1.0
-                leg["log_evidence"] = sign * stone["log_z_ratio"]
+                leg["log_evidence"] = stone["log_z_ratio"]
                 leg["log_evidence_se"] = stone["log_z_ratio_se"]
         legs.append(leg)
     out: dict[str, Any] = {"reference": "stabilized", "legs": legs}

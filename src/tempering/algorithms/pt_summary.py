@@ -11,7 +11,14 @@ import numpy as np
 
 from tempering.algorithms.pt_legs import leg_lines, leg_summary
 from tempering.algorithms.pt_mixing import mixing_lines, mixing_summary, stepping_stone
-from tempering.algorithms.pt_stats import BETA, ROUND_TRIPS, SWAP_LOG_UP, SWAP_PROB, SWAP_PROPOSED
+from tempering.algorithms.pt_stats import (
+    BETA,
+    ROUND_TRIPS,
+    SWAP_LOG_DOWN,
+    SWAP_LOG_UP,
+    SWAP_PROB,
+    SWAP_PROPOSED,
+)
 from tempering.algorithms.spec import StatArrays
 from tempering.ladders import barrier_profile
 
@@ -37,7 +44,7 @@ def swap_summary(stats: StatArrays) -> dict[str, Any]:
         known = all(r is not None for r in swap_rate)
         extra |= leg_summary(stats, betas[0],
                              1.0 - np.asarray(swap_rate, dtype=float) if known else None,
-                             stats.get(SWAP_LOG_UP.name))
+                             stats.get(SWAP_LOG_UP.name), stats.get(SWAP_LOG_DOWN.name))
     return {"swap_rate": swap_rate, "round_trips": int(stats[ROUND_TRIPS.name][:, -1].sum()),
             **extra, **mixing_summary(swap_rate, stats[ROUND_TRIPS.name])}
 

@@ -25,7 +25,13 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 
-from tempering.algorithms.pt_stats import SWAP_ACCEPTED, SWAP_LOG_UP, SWAP_PROB, SWAP_PROPOSED
+from tempering.algorithms.pt_stats import (
+    SWAP_ACCEPTED,
+    SWAP_LOG_DOWN,
+    SWAP_LOG_UP,
+    SWAP_PROB,
+    SWAP_PROPOSED,
+)
 from tempering.algorithms.rung_axis import density_of, over_rungs, rung_costs, rung_slice
 from tempering.kernels.base import BoundKernel
 from tempering.ladders import TemperingLadder
@@ -84,7 +90,9 @@ def paired_swaps(key: jax.Array, ladder: TemperingLadder, bound: BoundKernel, vi
     stats = {SWAP_PROB.name: jnp.where(proposed, prob, 0.0), SWAP_PROPOSED.name: proposed,
              SWAP_ACCEPTED.name: accepted,
              SWAP_LOG_UP.name: jnp.where(proposed, candidates.logdensity[:-1]
-                                         - replicas.logdensity[1:], jnp.nan)}
+                                         - replicas.logdensity[1:], jnp.nan),
+             SWAP_LOG_DOWN.name: jnp.where(proposed, candidates.logdensity[1:]
+                                           - replicas.logdensity[:-1], jnp.nan)}
     return (select_rows(moved, candidates, replicas), jnp.where(moved, index[partner], index),
             cost, stats)
 
@@ -113,12 +121,14 @@ def sweep_swaps(key: jax.Array, ladder: TemperingLadder, bound: BoundKernel, vie
         replicas = set_row(set_row(replicas, m, new_hi), m - 1, new_lo)
         swapped = index.at[m - 1].set(index[m]).at[m].set(index[m - 1])
         index = jnp.where(accepted, swapped, index)
-        return (replicas, index), (prob, accepted, lo_cand.logdensity - hi.logdensity)
+        return (replicas, index), (prob, accepted, lo_cand.logdensity - hi.logdensity,
+                                   hi_cand.logdensity - lo.logdensity)
 
     pairs = jnp.arange(top, 0, -1)
-    (replicas, index), (prob, accepted, log_up) = jax.lax.scan(
+    (replicas, index), (prob, accepted, log_up, log_down) = jax.lax.scan(
         one_pair, (replicas, index), (pairs, jax.random.split(key, top)))
     costs = rung_costs(ladder)
     stats = {SWAP_PROB.name: prob[::-1], SWAP_PROPOSED.name: jnp.ones(top, bool),
-             SWAP_ACCEPTED.name: accepted[::-1], SWAP_LOG_UP.name: log_up[::-1]}
+             SWAP_ACCEPTED.name: accepted[::-1], SWAP_LOG_UP.name: log_up[::-1],
+             SWAP_LOG_DOWN.name: log_down[::-1]}
     return replicas, index, jnp.sum(costs[:-1] + costs[1:]), stats

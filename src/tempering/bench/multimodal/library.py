@@ -30,6 +30,7 @@ from tempering.kernels import KERNELS
 #: (label, options of ``pt``): the library's PT runs, defaults first (the ratios' reference).
 PT_VARIANTS: tuple[tuple[str, dict[str, Any]], ...] = (
     ("pt", {}),
+    ("pt stabilized", {"reference": "stabilized"}),
 )
 
 
