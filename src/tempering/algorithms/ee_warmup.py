@@ -8,10 +8,11 @@ step-size adaptation.
    (H₀ is not known yet); each level's step size is tuned towards ``target_accept`` as it goes
    (:func:`tune_step`), and the level starts the run where its pilot ended, with that step size.
    (A chain whose step size is far off stays where it starts: at T₀ = 1 in 50 dimensions an
-   unadapted RWM step is almost never accepted.) H₀ is the lowest energy level 0 read (unless
-   ``h0`` is given), the truncations follow H_{k+1} = H_k + c T_k, and with shifted fixed-subset
-   energies the shifts s_k = ĥ_k(θ) − h(θ) are read at that lowest point θ
-   (:mod:`~tempering.algorithms.ee_levels`). Only the starting points and step sizes
+   unadapted RWM step is almost never accepted.) Unless the ladder is given (``energies``: the
+   run's pilot places it, :mod:`~tempering.algorithms.ee_pilot`), H₀ is the lowest energy
+   level 0 read (unless ``h0`` is given) and the truncations follow H_{k+1} = H_k + c T_k;
+   with shifted fixed-subset energies the shifts s_k = ĥ_k(θ) − h(θ) are read at that lowest
+   point θ (:mod:`~tempering.algorithms.ee_levels`). Only the starting points and step sizes
    come from the pilot, never a level's target, so level 0's exactness is untouched. (An
    annealing pilot, hot levels first, was tried: on the 50-mode mixture from the origin the hot
    levels' tempered prior lets components drift far from the data, and level 0 inherited them,
@@ -29,7 +30,6 @@ from typing import Any
 
 import jax
 import jax.numpy as jnp
-import numpy as np
 
 from tempering.algorithms.ee_levels import Levels, when
 
@@ -102,12 +102,11 @@ def pilot_level(cfg: Any, lk: Any, kernel_at: Callable, key: jax.Array, k: int |
     return end.position, multiplier, low, low_at, cost
 
 
-def make_warmup(ladder: Any, dual_averaging: Callable, energy_levels: Callable) -> Callable:
+def make_warmup(ladder: Any, dual_averaging: Callable) -> Callable:
     """``warmup(key, state, params, num_steps) -> (state, params, cost)`` for EE / MINTEE over
     ``ladder`` (:class:`~tempering.algorithms.equi_energy.Ladder`)."""
     cfg, energies, kernel_at = ladder.cfg, ladder.energies, ladder.kernel_at
     L = cfg.levels
-    temps = np.asarray(cfg.temperatures, dtype=float)
     da_init, da_update, da_final = dual_averaging(cfg.target_accept)
 
     def pilot(key, state, params):
@@ -125,8 +124,7 @@ def make_warmup(ladder: Any, dual_averaging: Callable, energy_levels: Callable) 
         (_, cost), (starts, multipliers, lows, lows_at) = ladder.scan_levels(
             one, (state.levels[0].kernel.position, jnp.zeros(())), keys[:L])
         low, low_at = lows[0], lows_at[0]  # only level 0 reads h
-        h0 = low if cfg.h0 is None else cfg.h0
-        params = {**scale_steps(params, multipliers), "levels": energy_levels(h0, temps, cfg.c)}
+        params = {**scale_steps(params, multipliers), "levels": ladder.truncations(low)}
         if cfg.shifted:
             params["shifts"], cost = shifts_at(low_at, low, state, cost)
 

@@ -12,12 +12,21 @@ p_ee, an EE jump to a uniform entry of that ring (topped up to m_k points, then 
 :func:`~tempering.ladders.energy.jump_log_ratio`), and otherwise a local move of the inner kernel
 (:mod:`~tempering.algorithms.ee_levels`). Only level 0's draws reach ``posterior``.
 
-Warmup. A pilot (:mod:`~tempering.algorithms.ee_warmup`) runs ``pilot`` local moves per level,
-level 0 from the start and each level above from where the one below ended, tuning each level's
-step size; every level starts the run where its pilot ended. H₀ is the lowest energy level 0
-read (unless ``h0`` is given) and, with shifted fixed subsets, the shifts s_k are read at that
-point. Then the ladder starts up: (L−1)(B + S) steps bring level 0 in, and the driver's warmup
-steps follow; throughout them, each level's step size is adapted by BlackJAX's dual averaging
+The ladder. With ``levels=auto`` (the default) a pilot run once per run, before any chain
+(:mod:`~tempering.algorithms.ee_pilot`: parallel tempering on the untruncated tempered targets),
+places the number of levels, the temperatures (EE; MINTEE's batches), the truncations H_k
+(``energies``) and the point every chain's levels start from (``start_point``, the lowest it
+found); :mod:`~tempering.algorithms.ee` and :mod:`~tempering.algorithms.mintee` turn it into
+options, and :class:`EESettings` carries it here, fixed for the whole run. An explicit ladder
+keeps the rules below.
+
+Warmup. Each chain's pilot (:mod:`~tempering.algorithms.ee_warmup`) runs ``pilot`` local moves
+per level, level 0 from the start and each level above from where the one below ended, tuning
+each level's step size; every level starts the run where its pilot ended. Unless ``energies``
+are given, H₀ is the lowest energy level 0 read (unless ``h0`` is given) and H_{k+1} = H_k +
+c T_k; with shifted fixed subsets, the shifts s_k are read at that point. Then the ladder
+starts up: (L−1)(B + S) steps bring level 0 in, and the driver's warmup steps follow;
+throughout them, each level's step size is adapted by BlackJAX's dual averaging
 towards ``target_accept`` on its own local moves (the paper keeps acceptance within
 [0.2, 0.5]), and is frozen for sampling. The rings keep filling while sampling (EE is
 self-interacting: its levels are exact only as the rings converge, Kou et al. §3).
@@ -40,6 +49,8 @@ level to level), the pilot a ``lax.scan`` up the levels, and the independent per
 only by the jump ratio's ``lax.switch`` over the levels (``jump_ratio`` takes a static level; a
 few scalar operations each): compiling a 200 + 200-step run on modes2d took 24, 44 and 71 s at
 5, 10 and 15 levels unrolled, about 7 s at each scanned (2 CPU cores), with the same draws.
+The number of levels the pilot places is static, like an explicit ``levels``: it changes the
+arrays' level axis, not the program's structure.
 MINTEE's levels have static batch sizes m_k, so they stay unrolled in Python, each compiled on
 its own (as :mod:`~tempering.ladders.tempering` does for subset ladders), and its compile time
 grows with L.
@@ -84,6 +95,8 @@ class EESettings(NamedTuple):
     adapt: bool
     target_accept: float
     rebase: bool = True
+    energies: tuple[float, ...] | None = None  # H_0 … H_{L−1} given (the run's pilot's)
+    origin: tuple[float, ...] | None = None  # every chain's levels start here (the run pilot's)
 
     @property
     def levels(self) -> int:
@@ -184,9 +197,16 @@ class Ladder:
                                                         levels, *energies)
 
     def params(self, kernel_params: Any) -> dict[str, Any]:
-        h0 = 0.0 if self.cfg.h0 is None else self.cfg.h0
-        return {"kernel": kernel_params, "levels": energy_levels(h0, self.temps, self.cfg.c),
+        return {"kernel": kernel_params, "levels": self.truncations(),
                 "shifts": jnp.zeros(self.L)}
+
+    def truncations(self, low: jax.Array | float | None = None) -> jax.Array:
+        """H₀ … H_{L−1}: the given ``energies``, else H_{k+1} = H_k + c T_k from H₀ = ``h0``,
+        else from ``low`` (a chain's lowest pilot energy; 0 before its pilot)."""
+        if self.cfg.energies is not None:
+            return jnp.asarray(self.cfg.energies, jnp.float64)
+        h0 = self.cfg.h0 if self.cfg.h0 is not None else (0.0 if low is None else low)
+        return energy_levels(h0, self.temps, self.cfg.c)
 
     def kernel_at(self, k, indices, all_params, multiplier=1.0):
         """Level k's inner kernel on ``indices``, its step size times ``multiplier``."""
@@ -200,6 +220,8 @@ class Ladder:
     def init(self, key, position, all_params):
         L, cfg = self.L, self.cfg
         k_perm, k_levels = jax.random.split(key)
+        if cfg.origin is not None:  # the run's pilot's lowest point, not the chain's own start
+            position = jnp.asarray(cfg.origin, position.dtype)
         perm = (jax.random.permutation(k_perm, cfg.batches[0]).astype(jnp.int32)
                 if self.needs_perm else jnp.zeros((0,), jnp.int32))
         positions = position if position.ndim == 2 else jnp.broadcast_to(position,
@@ -324,7 +346,7 @@ def equi_energy(model: Model, bound: BoundKernel, params: Any, settings: EESetti
     ladder = Ladder(model, bound, settings, jump_ratio)
     all_params = ladder.params(params)
     ones = jnp.ones(ladder.L)
-    warmup = make_warmup(ladder, dual_averaging_adaptation, energy_levels)
+    warmup = make_warmup(ladder, dual_averaging_adaptation)
     return Algorithm(name, lambda key, position: ladder.init(key, position, all_params), warmup,
                      lambda key, state, p: ladder.step_with(key, state, p, ones),
                      lambda s: s.levels.stacked.kernel.position[0], all_params, EE_STATS,

@@ -69,9 +69,13 @@ def done_line(attrs: Mapping[str, Any]) -> str:
 
 def pilot_line(pilot: dict[str, Any]) -> str:
     """The pilot's line: ``pilot: 2046 scans on 10 rungs, Λ̂ 4.31 → 10 rungs; 3.2 s (compile
-    4.1 s), cost 20460`` (its seconds and cost are the run's too, apart from warmup's)."""
+    4.1 s), cost 20460`` (its seconds and cost are the run's too, apart from warmup's); an
+    equi-energy pilot places ``levels`` (its ``unit``) and adds T_max and H₀."""
+    unit = pilot.get("unit", "rungs")
+    ladder = (f" (T_max {pilot['t_max']:.4g}, H₀ {pilot['h0']:.6g})"
+              if "t_max" in pilot and "h0" in pilot else "")
     return (f"pilot: {pilot['scans']} scans on {pilot['rungs']} rungs, Λ̂ {pilot['barrier']:.2f}"
-            f" → {pilot['placed_rungs']} rungs; {pilot['seconds']:.1f} s (compile "
+            f" → {pilot['placed_rungs']} {unit}{ladder}; {pilot['seconds']:.1f} s (compile "
             f"{pilot['compile_seconds']:.1f} s), cost {pilot['cost']:.0f}")
 
 
