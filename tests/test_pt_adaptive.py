@@ -43,7 +43,7 @@ def test_stepping_stone_sums_the_pairs_and_knows_the_prior_end():
 
 def test_warmup_rounds_move_the_schedule_and_sampling_keeps_it():
     model = get_model("mixture")
-    algorithm = get_sampler("pt", model, inner="rwm", rungs=6, rounds=6)
+    algorithm = get_sampler("pt", model, inner="rwm", rungs=6, rounds=6, reference="prior")
     assert algorithm.options.schedule == "adaptive" and algorithm.options.swap == "deo"
     assert algorithm.options.prior_rung and algorithm.facts["betas"][-1] == 0.0
     # RWM adapts by default: a quarter of warmup tunes it first, a quarter last, so 126 scans

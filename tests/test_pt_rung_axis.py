@@ -39,18 +39,19 @@ def test_the_size_measure_sees_an_unrolled_ladder():
     assert unrolled[1] > 2 * unrolled[0], unrolled
 
 
-def test_warmup_does_not_grow_with_the_ladder():
-    """The default warmup (per-rung tuning around the schedule's rounds) lowers to the same size
-    for 4 and 32 rungs."""
+@pytest.mark.parametrize(("reference", "fewest"), [("prior", 4), ("stabilized", 6)])
+def test_warmup_does_not_grow_with_the_ladder(reference, fewest):
+    """The default warmup (per-rung tuning around the schedule's rounds; with the stabilized
+    reference, two legs and q's fits) lowers to the same size for few rungs and for 32."""
     model = get_model("mvn_mean", n=32, dim=2)
 
     def size(rungs):
-        algorithm = get_sampler("pt", model, rungs=rungs)
+        algorithm = get_sampler("pt", model, rungs=rungs, reference=reference)
         state = algorithm.init(jax.random.key(0), jnp.zeros(model.dim))
         return len(jax.jit(algorithm.warmup, static_argnums=3).lower(
             jax.random.key(1), state, algorithm.params, 40).as_text())
 
-    small, large = size(4), size(32)
+    small, large = size(fewest), size(32)
     assert large < 1.05 * small, (small, large)
 
 
@@ -77,7 +78,7 @@ def test_pilot_evaluations_are_counted_in_the_run():
     136 + 30 = 316 evaluations of cost 1. The run file records them apart from warmup's."""
     model = get_model("gauss_mixture", dim=2)
     algorithm = get_sampler("pt", model, inner="rwm", adapt_step_size=False, rungs="auto",
-                            rounds=4)
+                            rounds=4, reference="prior")
     pilot = algorithm.facts["pilot"]
     assert (pilot["scans"], pilot["rungs"]) == (15, 10)
     assert pilot["cost"] == pytest.approx(316.0, rel=1e-12)

@@ -46,13 +46,24 @@ class PTOptions(TemperingOptions):
     records the schedule it placed as ``start_betas``. ``swap``: ``deo`` (even/odd pairs
     alternately, non-reversible; the default of the adaptive schedule), ``seo`` (even or odd at
     random: reversible, for comparison) or ``sweep`` (every pair, m = M..1; the default of a fixed
-    one). ``keep_all_rungs``: write every rung's draws (IMC3,
+    one). ``reference`` (:mod:`tempering.ladders.reference`): ``stabilized`` by default with the
+    adaptive schedule — a Gaussian q fitted to the target in warmup on one leg, the prior on the
+    other, joined at the target. On ``tempering bench multimodal`` (2026-11-26, 2 cores, 4 × 1000
+    draws) it cut the largest mode-mass error against the prior reference on the label-switching
+    mixture (0.045 against 0.064), the spike-and-slab's phase transition (0.024 against 0.236) and
+    the egg-box (0.039 against 0.092) at about the same wall time; ``variational`` alone
+    collapsed where the modes are apart (the egg-box: 1–8 of 18 modes per chain), since each chain
+    fits q to what its target rung has seen — the prior leg is what keeps the modes. ``prior``
+    with a fixed schedule (q is fitted in warmup's rounds) and with fewer than 5 rungs (two legs of
+    3). ``keep_all_rungs``: write every rung's draws (IMC3,
     for importance tempering and evidence estimates), not only the target's; it needs a fixed
     schedule, since its importance weights use the file's β's.
     """
 
     #: Whether the adaptive schedule's last rung is the prior (β = 0) unless told otherwise.
     PRIOR_REFERENCE: ClassVar[bool] = True
+    #: The references this sampler's ladder can start from (SPT's subset rungs: the prior only).
+    REFERENCES: ClassVar[tuple[str, ...]] = ("prior", "variational", "stabilized")
     _pilot: PilotRecord | None = PrivateAttr(default=None)
     _schedule_by_default: bool = PrivateAttr(default=False)
     _notes: list[str] = PrivateAttr(default_factory=list)
@@ -74,9 +85,11 @@ class PTOptions(TemperingOptions):
         None, description="the schedule warmup starts from (rungs=auto's pilot writes it); "
                           "with reference=stabilized, coordinates 2 (q) → 1 (target) → 0")
     pilot_seed: NonNegativeInt = 0
-    reference: ReferenceKind = Field(
-        "prior", description="where the path starts: prior, variational (a Gaussian fitted to "
-                             "the target in warmup) or stabilized (both, two legs)")
+    reference: ReferenceKind | None = Field(
+        None, description="where the path starts: prior, variational (a Gaussian fitted to the "
+                          "target in warmup) or stabilized (both, two legs joined at the "
+                          "target); default: stabilized with the adaptive schedule (5 rungs or "
+                          "more), prior with a fixed one")
     reference_covariance: Literal["diagonal", "full"] = "diagonal"
 
     @model_validator(mode="after")
@@ -99,6 +112,17 @@ class PTOptions(TemperingOptions):
                              "use the run file's β's)")
         if self.rungs == "auto" and self.schedule != "adaptive":
             raise ValueError("rungs: auto needs schedule=adaptive")
+        if self.reference is None:  # two legs need 5 rungs: fewer keep the prior's one leg
+            two_legs = self.schedule == "adaptive" and (self.rungs == "auto" or (
+                isinstance(self.rungs, int) and self.rungs >= 5))
+            self.reference = ("stabilized" if two_legs and "stabilized" in self.REFERENCES
+                              else "prior")
+        if self.reference not in self.REFERENCES:
+            raise ValueError(f"reference: {self.reference} is not available here (subset rungs "
+                             "start from the prior)")
+        if self.reference == "stabilized" and isinstance(self.rungs, int) and self.rungs < 5:
+            raise ValueError("rungs: a stabilized path has two legs of 3 rungs at least (q, …, "
+                             "target, …, prior): give 5 or more, or reference=prior")
         if self.reference != "prior" and self.schedule != "adaptive":
             raise ValueError(f"reference: {self.reference} needs schedule=adaptive (the "
                              "reference is fitted in warmup's rounds)")
@@ -158,7 +182,7 @@ def build(model: Model, options: PTOptions, pilot: bool = False) -> Algorithm:
     """PT on the powered-likelihood ladder of ``options``, adaptive or fixed (``pilot``: the
     ``rungs=auto`` pilot's build, whose warmup ends with its last round)."""
     adaptive = options.schedule == "adaptive"
-    ladder = (adaptive_power_ladder(model, options.betas(), options.reference,
+    ladder = (adaptive_power_ladder(model, options.betas(), options.reference or "prior",
                                     options.reference_covariance == "full") if adaptive
               else power_tempering_ladder(model, options.betas()))
     return build_over(model, options, ladder,

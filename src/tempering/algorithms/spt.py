@@ -33,6 +33,7 @@ class SPTOptions(PTOptions, SubsetOptions):
     the adaptive schedule ends at ``beta_min`` (a subset rung has one data point at least)."""
 
     PRIOR_REFERENCE = False
+    REFERENCES = ("prior",)
 
     inner: str = Field("rwm", description="any registered kernel (default rwm: subset rungs "
                                           "are unrolled, and each HMC rung compiles a gradient)")
