@@ -2,9 +2,18 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import Any, ClassVar, TypeVar
 
 from pydantic import BaseModel, ConfigDict, model_validator
+
+T = TypeVar("T", bound=BaseModel)
+
+
+def options_of(cls: type[T], source: Any) -> T:
+    """A model's options from its options, the model itself (``model.options``) or a dict."""
+    if isinstance(source, cls):
+        return source
+    return cls.model_validate(getattr(source, "options", source))
 
 
 class DataOptions(BaseModel):

@@ -35,6 +35,7 @@ from pydantic import BaseModel, ConfigDict, Field, PositiveFloat, PositiveInt, m
 from scipy.special import betaln
 
 from tempering.models.base import Model, ModelSpec, ParamSpec
+from tempering.models.options import options_of
 
 
 class ScaledNormalOptions(BaseModel):
@@ -55,11 +56,7 @@ class ScaledNormalOptions(BaseModel):
 
 
 def _options(source: ScaledNormalOptions | Model | dict[str, Any]) -> ScaledNormalOptions:
-    if isinstance(source, ScaledNormalOptions):
-        return source
-    if isinstance(source, Model):
-        source = source.options
-    return ScaledNormalOptions.model_validate(source)
+    return options_of(ScaledNormalOptions, source)
 
 
 def path_precision(source: Any, beta: ArrayLike) -> np.ndarray:

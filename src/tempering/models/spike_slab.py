@@ -50,6 +50,7 @@ from scipy import integrate, special, stats
 
 from tempering.models.base import Model, ModelSpec
 from tempering.models.gaussian_mixture_likelihood import mixture_likelihood_model
+from tempering.models.options import options_of
 
 
 class SpikeSlabOptions(BaseModel):
@@ -72,11 +73,7 @@ class SpikeSlabOptions(BaseModel):
 
 
 def _options(source: SpikeSlabOptions | Model | dict[str, Any]) -> SpikeSlabOptions:
-    if isinstance(source, SpikeSlabOptions):
-        return source
-    if isinstance(source, Model):
-        source = source.options
-    return SpikeSlabOptions.model_validate(source)
+    return options_of(SpikeSlabOptions, source)
 
 
 def _log_terms(o: SpikeSlabOptions) -> np.ndarray:
