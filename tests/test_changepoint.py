@@ -154,6 +154,7 @@ def test_prior_recovery_correct_kernel():
     assert max(abs(z) for z in scores.values()) < Z_BOUND, scores
 
 
+@pytest.mark.slow  # ~11 s each (budget); the correct kernel and its Geweke run in make test
 @pytest.mark.parametrize("variant", [1, 2], ids=VARIANTS[1:])
 def test_prior_recovery_catches_broken_kernel(variant):
     scores = prior_z_scores(coal_chains()[0][variant], coal_prior())

@@ -37,6 +37,7 @@ def test_pilot_sizes_grow_by_root_two_and_end_at_the_largest_valid_size():
     assert pilot_sizes(10, "sod", first=16) == [9]
 
 
+@pytest.mark.slow  # ~16 s (budget)
 def test_auto_takes_the_smallest_size_that_passes_and_records_it():
     """On a small GP (n = 30; sizes 16, 23, 29) with a bar high enough that 16 fails: the chosen
     size passes, every smaller one failed, and the run's facts carry the choice; an explicit

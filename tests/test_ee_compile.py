@@ -33,6 +33,7 @@ def _lowered_sizes(name: str, levels: int, **options) -> tuple[int, int]:
     return len(step.as_text()), len(warmup.as_text())
 
 
+@pytest.mark.slow  # ~17 s (budget); PT's rung axis is checked in make test (test_pt_rung_axis)
 def test_ee_compiled_program_does_not_grow_with_the_levels():
     """From 3 to 12 levels EE's step and warmup grow only by the jump ratio's ``lax.switch``
     (a few scalar operations per level: about 3 % of the program each); MINTEE's unrolled

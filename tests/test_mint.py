@@ -266,6 +266,7 @@ def tempered_variance(model: Model, beta: float) -> np.ndarray:
     return np.full(x.shape[1], 1.0 / (1.0 / prior_var + beta * x.shape[0]))
 
 
+@pytest.mark.slow  # ~14 s (budget); MINT's exactness is checked by enumeration in make test
 def test_small_alpha_matches_the_tempered_posterior_and_reports_the_bias_at_099(capsys):
     """λ = 0.3τ (α < ½, Theorem 1's regime): MINT's sd within MC error of π_T's. At α = 0.99
     the relative variance error is printed with the step size that produced it."""

@@ -79,7 +79,7 @@ def test_fixed_schedule_options_keep_the_papers_defaults():
 
 def test_rungs_auto_and_the_spt_pilot_record_their_schedule():
     model = get_model("mixture")
-    auto = get_sampler("pt", model, inner="rwm", rungs="auto").options
+    auto = get_sampler("pt", model, inner="rwm", rungs="auto", reference="prior").options
     assert isinstance(auto.rungs, int) and auto.rungs == len(auto.start_betas)
     again = get_sampler("pt", model, **auto.model_dump()).options
     assert again == auto  # resolved options rebuild the same sampler, without a new pilot

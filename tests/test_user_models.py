@@ -60,7 +60,8 @@ def conjugate(n: int = 40, dim: int = 2):
 
 
 @pytest.mark.parametrize("name, options, draws", [
-    ("spt", {"rungs": 3, "beta_min": 0.25, "step_size": 0.25}, 1500),
+    pytest.param("spt", {"rungs": 3, "beta_min": 0.25, "step_size": 0.25}, 1500,
+                 marks=pytest.mark.slow),  # ~14 s (budget): SPT's posterior in test_tempering
     ("nuts", {"adapt": False, "step_size": 0.1}, 500),
 ])
 def test_from_logdensity_recovers_conjugate_posterior(name, options, draws):
