@@ -112,7 +112,8 @@ def _rejections(result) -> np.ndarray:
 def _barrier_run(schedule: str, **options):
     model = get_model("barrier")  # 1-D, modes at ±20, Λ(0, 1) = 3.949 by quadrature
     algorithm = get_sampler("pt", model, inner="rwm", rungs=12, step_size=0.5, inner_steps=5,
-                            beta_min=0.001, prior_rung=True, schedule=schedule, **options)
+                            beta_min=0.001, prior_rung=True, schedule=schedule,
+                            reference="prior", **options)  # Λ of the prior path
     # RWM adapts by default: 2046 warmup scans leave 1024 for the rounds (10 rounds, the last
     # 512 scans), a quarter tuning the kernels before and a quarter after
     return model, run_chains(model, algorithm, key=1, chains=4, draws=4000, warmup=2046,
@@ -160,7 +161,7 @@ def test_deo_round_trips_reach_the_optimal_rate_and_seo_falls_short():
     rates = {}
     for swap in ("deo", "seo"):
         algorithm = get_sampler("pt", model, inner="rwm", rungs=30, step_size=0.5,
-                                inner_steps=3, beta_min=0.001, swap=swap)
+                                inner_steps=3, beta_min=0.001, swap=swap, reference="prior")
         result = run_chains(model, algorithm, key=4, chains=2, draws=3000, warmup=1023,
                             progress=False)
         trips = result.idata.sample_stats["round_trips"].values
@@ -196,7 +197,7 @@ def _mode_masses_within_mcse(result, model) -> bool:
 def test_adaptive_pt_weighs_twenty_unequal_modes_and_a_short_ladder_does_not():
     model = get_model("barrier", layout="grid20")  # 2-D, weights ∝ j, Λ(0, 1) = 2.48
     adaptive = get_sampler("pt", model, inner="rwm", rungs=10, step_size=0.5, inner_steps=3,
-                           beta_min=0.001)
+                           beta_min=0.001, reference="prior")
     result = run_chains(model, adaptive, key=3, chains=4, draws=5000, warmup=1023,
                         progress=False)
     assert _mode_masses_within_mcse(result, model)

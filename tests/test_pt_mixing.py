@@ -31,7 +31,8 @@ def test_measured_deo_round_trips_match_theorem_3_when_rungs_mix_well():
     not Theorem 3's reversible scheme — a replica can cascade down the whole ladder in one
     iteration — and made 0.433 round trips per iteration on the same ladder."""
     model = get_model("mvn_mean", dim=1, n=20)
-    options = {"rungs": 6, "beta_min": 0.01, "inner_steps": 10, "step_size": 1.0}
+    options = {"rungs": 6, "beta_min": 0.01, "inner_steps": 10, "step_size": 1.0,
+               "reference": "prior"}  # Theorem 3 on one leg
     idata = sample(model, get_sampler("pt", model, swap="deo", **options), key=3, chains=4,
                    draws=6000, warmup=200, progress=False)
     deo = summarize(idata)
