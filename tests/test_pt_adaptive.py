@@ -201,8 +201,10 @@ def test_adaptive_pt_weighs_twenty_unequal_modes_and_a_short_ladder_does_not():
     result = run_chains(model, adaptive, key=3, chains=4, draws=5000, warmup=1023,
                         progress=False)
     assert _mode_masses_within_mcse(result, model)
+    # the control as written, before inner kernels adapted by default (tuned, RWM on this short
+    # ladder weighs the modes within their MCSE too: the check can fail, shown on the untuned one)
     short = get_sampler("pt", model, inner="rwm", rungs=3, beta_min=0.2, step_size=0.5,
-                        inner_steps=3, schedule="geometric")
+                        inner_steps=3, schedule="geometric", adapt_step_size=False)
     control = run_chains(model, short, key=3, chains=4, draws=5000, warmup=1023,
                          progress=False)
     assert not _mode_masses_within_mcse(control, model)
