@@ -186,17 +186,8 @@ def parallel_tempering(ladder: TemperingLadder, bound: BoundKernel, params: Any,
         k_inner, k_swap = jax.random.split(key)
         replicas, cost, rung_accept = inner_updates(k_inner, ladder, bound, state.view,
                                                     inner(params), state.replicas, inner_steps)
-        k_swap, k_parity = jax.random.split(k_swap)
-        if swap == "sweep":
-            replicas, index, swap_cost, stats = sweep_swaps(
-                k_swap, ladder, bound, state.view, inner(params), replicas,
-                state.replica_at_rung, log_ratio)
-        else:
-            parity = (jax.random.bernoulli(k_parity).astype(jnp.int32) if swap == "seo"
-                      else state.iteration % 2)
-            replicas, index, swap_cost, stats = paired_swaps(
-                k_swap, ladder, bound, state.view, inner(params), replicas,
-                state.replica_at_rung, parity, log_ratio)
+        replicas, index, swap_cost, stats = propose_swaps(
+            k_swap, swap, ladder, bound, state, inner(params), replicas, log_ratio)
         new = moved_state(state, replicas, index)
         stats |= {ROUND_TRIPS.name: new.round_trips, RUNG_ACCEPTANCE.name: rung_accept,
                   REPLICA_AT_RUNG.name: index,
@@ -233,6 +224,20 @@ def parallel_tempering(ladder: TemperingLadder, bound: BoundKernel, params: Any,
     stats += ALL_RUNGS_STATS if keep_all_rungs is not None else ()
     dims = ("ladder",) if keep_all_rungs is not None else ()
     return Algorithm(name, init, warmup, step, position, params, stats, dims, headline=PT_HEADLINE)
+
+
+def propose_swaps(key: jax.Array, swap: str, ladder: TemperingLadder, bound: BoundKernel,
+                  state: PTState, params: Any, replicas: Any, log_ratio: Callable) -> Any:
+    """The iteration's swaps by ``swap``'s scheme (:mod:`tempering.algorithms.pt_swaps`): the
+    replicas, the index process, the swaps' cost and their statistics."""
+    key, k_parity = jax.random.split(key)
+    if swap == "sweep":
+        return sweep_swaps(key, ladder, bound, state.view, params, replicas,
+                           state.replica_at_rung, log_ratio)
+    parity = (jax.random.bernoulli(k_parity).astype(jnp.int32) if swap == "seo"
+              else state.iteration % 2)
+    return paired_swaps(key, ladder, bound, state.view, params, replicas,
+                        state.replica_at_rung, parity, log_ratio)
 
 
 def initial_state(ladder: TemperingLadder, bound: BoundKernel, view: tuple, params: Any,

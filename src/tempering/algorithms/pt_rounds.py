@@ -102,64 +102,84 @@ def run_rounds(step: Callable, swap_stats: Callable, reinit: Callable, key: jax.
     and the round record, and the cost of the scans.
     """
     count = rounds_in(num_steps, rounds.max_rounds)
-    pairs = params["rejection"].shape[1]
     full = rounds.fit_reference
-
-    def close_round(r, state, params, sums):
-        """Record round r; move the schedule when every pair was proposed (and count the
-        re-initialisation's evaluations); refit q from the round's target draws."""
-        prob_sum, proposed_sum = sums[0], sums[1]
-        seen = proposed_sum > 0
-        rejection = 1.0 - prob_sum / jnp.maximum(proposed_sum, 1)
-        betas = state.view[0]
-        move = jnp.all(seen)
-        new_betas = jnp.where(move, equal_barrier_legs(betas, rejection, rounds.target), betas)
-        params = {
-            **params,
-            "inner": jax.tree.map(lambda a, b: jnp.where(move, a, b),
-                                  rounds.inner_for(new_betas, betas, params["inner"]),
-                                  params["inner"]),
-            "schedule": params["schedule"].at[r].set(new_betas),
-            "rejection": params["rejection"].at[r].set(jnp.where(seen, rejection, jnp.nan)),
-        }
-        view = (new_betas, *state.view[1:])
-        refit = move
-        if full is not None:
-            fits = r >= rounds.first_fit
-            refit = move | fits
-            fitted = fitted_reference(sums[2], sums[3], sums[4], full)
-            view = (new_betas, jax.tree.map(lambda a, b: jnp.where(fits, a, b),
-                                            fitted, state.view[1]))
-        moved, cost = reinit(state._replace(view=view), params)
-        state = jax.tree.map(lambda a, b: jnp.where(refit, a, b), moved, state)
-        return state, params, jnp.where(refit, cost, 0.0)
 
     def body(t, carry):
         state, params, sums, cost = carry
         state, info = step(jax.random.fold_in(key, t), state, params)
-        prob, proposed = swap_stats(info)
-        sums = (sums[0] + prob, sums[1] + proposed, *sums[2:])
-        if full is not None:
-            theta = state.replicas.position[rounds.target]
-            sums = (*sums[:2], sums[2] + theta, sums[3] + second_moment(theta, full),
-                    sums[4] + 1.0)
+        sums = sums.add(*swap_stats(info), state.replicas.position[rounds.target], full)
         u = t + 2  # round r ends after scan t when t + 2 = 2^(r + 1); t is not batched, so
         r = jnp.round(jnp.log2(u.astype(jnp.float64))).astype(jnp.int32) - 1  # a real branch
         ends = ((u & (u - 1)) == 0) & (r < count)
         state, params, moving = jax.lax.cond(
-            ends, lambda: close_round(jnp.clip(r, 0, rounds.max_rounds - 1), state, params,
-                                      sums),
+            ends, lambda: close_round(rounds, reinit, jnp.clip(r, 0, rounds.max_rounds - 1),
+                                      state, params, sums),
             lambda: (state, params, jnp.zeros(())))
-        keep = 1.0 - ends.astype(sums[0].dtype)
+        keep = 1.0 - ends.astype(sums.prob.dtype)
         sums = jax.tree.map(lambda a: a * keep, sums)
         return state, params, sums, cost + info.cost + moving
 
-    zeros = jnp.zeros(pairs)
-    sums: tuple = (zeros, zeros)
-    if full is not None:
-        dim = state.replicas.position.shape[-1]
-        sums = (zeros, zeros, jnp.zeros(dim), jnp.zeros((dim, dim) if full else dim),
-                jnp.zeros(()))
+    sums = RoundSums.empty(params["rejection"].shape[1],
+                           state.replicas.position.shape[-1], full)
     state, params, _, cost = jax.lax.fori_loop(
         0, int(num_steps), body, (state, params, sums, jnp.zeros(())))
     return state, params, cost
+
+
+class RoundSums(NamedTuple):
+    """What a round accumulates: per pair the swap acceptance probabilities and proposals; with
+    a fitted reference, the target rung's Σ θ, Σ θ² (or Σ θθᵀ) and the number of draws (``None``
+    otherwise)."""
+
+    prob: jax.Array
+    proposed: jax.Array
+    total: jax.Array | None = None
+    outer: jax.Array | None = None
+    draws: jax.Array | None = None
+
+    @staticmethod
+    def empty(pairs: int, dim: int, full: bool | None) -> RoundSums:
+        zeros = jnp.zeros(pairs)
+        if full is None:
+            return RoundSums(zeros, zeros)
+        return RoundSums(zeros, zeros, jnp.zeros(dim), jnp.zeros((dim, dim) if full else dim),
+                         jnp.zeros(()))
+
+    def add(self, prob: jax.Array, proposed: jax.Array, theta: jax.Array,
+            full: bool | None) -> RoundSums:
+        if full is None:
+            return RoundSums(self.prob + prob, self.proposed + proposed)
+        assert self.total is not None and self.outer is not None and self.draws is not None
+        return RoundSums(self.prob + prob, self.proposed + proposed, self.total + theta,
+                         self.outer + second_moment(theta, full), self.draws + 1.0)
+
+
+def close_round(rounds: Rounds, reinit: Callable, r: jax.Array, state: Any,
+                params: dict[str, Any], sums: RoundSums) -> tuple[Any, dict[str, Any], jax.Array]:
+    """Record round r; move the schedule when every pair was proposed (and count the
+    re-initialisation's evaluations); refit q from the round's target draws."""
+    seen = sums.proposed > 0
+    rejection = 1.0 - sums.prob / jnp.maximum(sums.proposed, 1)
+    betas = state.view[0]
+    move = jnp.all(seen)
+    new_betas = jnp.where(move, equal_barrier_legs(betas, rejection, rounds.target), betas)
+    params = {
+        **params,
+        "inner": jax.tree.map(lambda a, b: jnp.where(move, a, b),
+                              rounds.inner_for(new_betas, betas, params["inner"]),
+                              params["inner"]),
+        "schedule": params["schedule"].at[r].set(new_betas),
+        "rejection": params["rejection"].at[r].set(jnp.where(seen, rejection, jnp.nan)),
+    }
+    view = (new_betas, *state.view[1:])
+    refit = move
+    if rounds.fit_reference is not None:
+        assert sums.total is not None and sums.outer is not None and sums.draws is not None
+        fits = r >= rounds.first_fit
+        refit = move | fits
+        fitted = fitted_reference(sums.total, sums.outer, sums.draws, rounds.fit_reference)
+        view = (new_betas, jax.tree.map(lambda a, b: jnp.where(fits, a, b), fitted,
+                                        state.view[1]))
+    moved, cost = reinit(state._replace(view=view), params)
+    state = jax.tree.map(lambda a, b: jnp.where(refit, a, b), moved, state)
+    return state, params, jnp.where(refit, cost, 0.0)
