@@ -204,7 +204,7 @@ def build_over(model: Model, options: PTOptions, ladder: TemperingLadder,
         inner_for = ((lambda new, old, inner: carried_params(inner, old, new))
                      if bound.warmup is not None
                      else (lambda new, old, inner: spec.rung_params(bound, path_beta(new))))
-        fit = (None if getattr(options, "reference", "prior") == "prior"
+        fit = (None if options.reference in (None, "prior")
                else options.reference_covariance == "full")
         rounds = Rounds(options.rounds, inner_for, final_tune=not pilot, target=ladder.target,
                         fit_reference=fit)
