@@ -37,6 +37,8 @@ from tempering.numerics import compile_lowered
 
 #: Rungs of the pilot that chooses the number of rungs (Pigeons.jl's default is 10 chains).
 PILOT_RUNGS = 10
+#: The placement, jitted: called eagerly it dispatches (and compiles) each primitive alone.
+_placed_at_equal_barrier = jax.jit(equal_barrier_betas, static_argnames="rungs")
 
 
 class PilotRecord(NamedTuple):
@@ -95,9 +97,10 @@ def pilot_schedule(model: Model, adaptive: Algorithm, *, rounds: int, seed: int,
     from the last round that measured every pair; with ``choose_rungs``, ⌈2Λ̂⌉ + 1 rungs (at
     least 2, or 3 with the prior) at equal Λ̂, else as many as now."""
     k_start, k_init, k_warm = jax.random.split(jax.random.PRNGKey(seed), 3)
-    state = adaptive.init(k_init, model.init_position(k_start))
     steps = pilot_steps(adapts, rounds)
     t0 = time.perf_counter()
+    # jitted: run eagerly, the rung-vmapped init dispatches (and compiles) each primitive alone
+    state = jax.jit(lambda k, ks: adaptive.init(k, model.init_position(ks)))(k_init, k_start)
     warmup = compile_lowered(jax.jit(adaptive.warmup, static_argnums=3).lower(
         k_warm, state, adaptive.params, steps))
     t1 = time.perf_counter()
@@ -132,7 +135,7 @@ def place_legs(ran_on: np.ndarray, rejection: np.ndarray, choose_rungs: bool
         fewest = 3 if coordinates[-1] in (0.0, 2.0) or coordinates[0] == 2.0 else 2
         count = (max(fewest, int(np.ceil(2.0 * barrier)) + 1) if choose_rungs
                  else len(coordinates))
-        new = np.asarray(equal_barrier_betas(coordinates, pairs, rungs=count))
+        new = np.asarray(_placed_at_equal_barrier(coordinates, pairs, rungs=count))
         placed.append(new if not placed else new[1:])
         barriers.append(barrier)
     return np.concatenate(placed), barriers
