@@ -23,7 +23,7 @@ from tempering.gp.predict import per_draw_moments, posterior_predictive, predict
 from tempering.models import get_model
 from tempering.run.output import load_run, run_attr
 
-TINY = ["--chains", "2", "--draws", "15", "--warmup", "5", "--seed", "3", "--no-progress"]
+TINY = ["--chains", "2", "--draws", "15", "--warmup", "0", "--seed", "3", "--no-progress"]
 
 
 

@@ -26,7 +26,7 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic"
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 ARTEFACT = Path(__file__).resolve().parents[1] / "test-artifacts" / "report.png"
 HOSTILE = "<script>alert(1)</script>"
-TINY = dict(chains=2, draws=200, warmup=100, seed=1, chain_method="vmap", thin=1, progress=False)
+TINY = dict(chains=2, draws=200, warmup=0, seed=1, chain_method="vmap", thin=1, progress=False)
 
 
 @pytest.fixture(scope="module")
