@@ -152,11 +152,20 @@ def test_uninstall_restores_jax_rules_and_install_brings_ours_back():
     assert lapack_batch_dims(jax.vmap(jnp.linalg.cholesky), matrices) == [0, 0, 0]
 
 
-@pytest.mark.parametrize("value, installed", [(None, True), ("0", False), ("1", True)])
-def test_environment_variable_opts_out(value, installed):
-    env = {k: v for k, v in os.environ.items() if k != lapack_batching.ENV_SWITCH}
+@pytest.mark.parametrize("value, enabled", [(None, True), ("0", False), (" 0 ", False),
+                                            ("1", True)])
+def test_environment_variable_reads_zero_as_opt_out(monkeypatch, value, enabled):
+    monkeypatch.delenv(lapack_batching.ENV_SWITCH, raising=False)
     if value is not None:
-        env[lapack_batching.ENV_SWITCH] = value
+        monkeypatch.setenv(lapack_batching.ENV_SWITCH, value)
+    assert lapack_batching.enabled_by_environment() is enabled
+
+
+def test_environment_variable_opts_out_at_import():
+    """``TEMPERING_LAPACK_PER_MATRIX=0`` leaves JAX's rules in a fresh process (one subprocess:
+    the default, rules installed at import, is this process's own)."""
+    env = {**os.environ, lapack_batching.ENV_SWITCH: "0"}
+    installed = False
     script = "import tempering; print(tempering.lapack_batching.installed())"
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
                           env=env, timeout=120)
