@@ -223,7 +223,10 @@ def parallel_tempering(ladder: TemperingLadder, bound: BoundKernel, params: Any,
                   and (two_legs or s is not SWAP_LOG_DOWN))
     stats += ALL_RUNGS_STATS if keep_all_rungs is not None else ()
     dims = ("ladder",) if keep_all_rungs is not None else ()
-    return Algorithm(name, init, warmup, step, position, params, stats, dims, headline=PT_HEADLINE)
+    # init jitted: called eagerly (a pilot, a test), the rung-vmapped kernel inits would
+    # dispatch and compile each primitive alone (seconds); under an outer jit it is inlined
+    return Algorithm(name, jax.jit(init), warmup, step, position, params, stats, dims,
+                     headline=PT_HEADLINE)
 
 
 def propose_swaps(key: jax.Array, swap: str, ladder: TemperingLadder, bound: BoundKernel,

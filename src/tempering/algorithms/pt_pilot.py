@@ -99,7 +99,6 @@ def pilot_schedule(model: Model, adaptive: Algorithm, *, rounds: int, seed: int,
     k_start, k_init, k_warm = jax.random.split(jax.random.PRNGKey(seed), 3)
     steps = pilot_steps(adapts, rounds)
     t0 = time.perf_counter()
-    # jitted: run eagerly, the rung-vmapped init dispatches (and compiles) each primitive alone
     state = jax.jit(lambda k, ks: adaptive.init(k, model.init_position(ks)))(k_init, k_start)
     warmup = compile_lowered(jax.jit(adaptive.warmup, static_argnums=3).lower(
         k_warm, state, adaptive.params, steps))
