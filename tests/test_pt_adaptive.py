@@ -83,7 +83,7 @@ def test_rungs_auto_and_the_spt_pilot_record_their_schedule():
     assert isinstance(auto.rungs, int) and auto.rungs == len(auto.start_betas)
     again = get_sampler("pt", model, **auto.model_dump()).options
     assert again == auto  # resolved options rebuild the same sampler, without a new pilot
-    with pytest.raises(Exception, match="sampler.rounds: the pilot measured no round"):
+    with pytest.raises(Exception, match="rounds: the rungs=auto pilot needs 2 rounds or more"):
         get_sampler("pt", model, rungs="auto", rounds=1)  # DEO's first round sees half the pairs
     spt = get_sampler("spt", model, inner="rwm", rungs=5)
     assert spt.options.start_betas is not None and not spt.options.prior_rung

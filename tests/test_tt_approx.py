@@ -31,8 +31,10 @@ def grid(model):
     return result
 
 
+# the slice sampler (§6.2's standard method, ~7 s) in make test-slow: its exactness is checked on
+# analytic posteriors in tests/test_samplers_mvn.py
 @pytest.mark.parametrize("sampler, options", [
-    ("slice", {}),
+    pytest.param("slice", {}, marks=pytest.mark.slow),
     ("tt_approx", {"approx": "sod", "sizes": [24, 16]}),
 ])
 def test_matches_grid_posterior(model, grid, sampler, options):

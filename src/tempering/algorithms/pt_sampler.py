@@ -112,6 +112,9 @@ class PTOptions(TemperingOptions):
                              "use the run file's β's)")
         if self.rungs == "auto" and self.schedule != "adaptive":
             raise ValueError("rungs: auto needs schedule=adaptive")
+        if self.rungs == "auto" and self.rounds < 2 and self.swap != "sweep":
+            raise ValueError("rounds: the rungs=auto pilot needs 2 rounds or more (even/odd "
+                             "swaps see every pair from the second round on)")
         if self.reference is None:  # two legs need 5 rungs: fewer keep the prior's one leg
             two_legs = self.schedule == "adaptive" and (self.rungs == "auto" or (
                 isinstance(self.rungs, int) and self.rungs >= 5))
