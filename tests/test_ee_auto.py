@@ -33,6 +33,7 @@ from support import Z_BOUND
 
 from tempering import get_model, get_sampler
 from tempering.algorithms import ee_pilot
+from tempering.errors import UserInputError
 from tempering.run.driver import sample
 from tempering.run.output import run_attr
 from tempering.run.progress import pilot_line
@@ -170,3 +171,13 @@ def test_defaults_give_each_ordering_half_the_draws(name):
     _replicate_check(_shares(name, {}, model=LARGE, **run)[0])
     with pytest.raises(AssertionError):
         _replicate_check(_shares(name, FIXED[name], model=LARGE, **run)[0])
+
+
+def test_mintee_on_too_few_data_is_one_line():
+    """MINTEE's batches lie strictly below n: a one-datum model is refused by name, not by a
+    division by zero in the pilot's temperatures."""
+    model = get_model("gauss_mixture", dim=2)
+    assert model.n_data < 3
+    with pytest.raises(UserInputError, match=r"^sampler: mintee subsamples the data and "
+                                             r"gauss_mixture has 1 data point\(s\); it needs 3"):
+        get_sampler("mintee", model)

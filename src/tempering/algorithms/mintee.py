@@ -82,6 +82,9 @@ class MinteeOptions(EnergyLadderOptions):
         if getattr(model, "log_lik_terms_fn", None) is None:
             raise UserInputError(f"sampler: mintee needs a model with per-datum likelihood "
                                  f"terms; {model.name} has none (use ee)")
+        if model.n_data < 3:  # a batch of 2 below n, at least
+            raise UserInputError(f"sampler: mintee subsamples the data and {model.name} has "
+                                 f"{model.n_data} data point(s); it needs 3 or more (use ee)")
         if self.levels == "auto":
             return super().resolve(model)
         try:

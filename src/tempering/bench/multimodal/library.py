@@ -1,5 +1,7 @@
 """The library's own samplers through its public driver: parallel tempering at its defaults (and
-any variants of it) and NUTS, the untempered baseline that stays in the mode it finds.
+any variants of it), the equi-energy samplers ``ee`` and ``mintee`` at their defaults (a pilot
+places their levels: ``levels=auto``; no evidence estimate), and NUTS, the untempered baseline
+that stays in the mode it finds.
 
 ``PT_VARIANTS`` is the table of PT runs: a label and the sampler options (a dict passed to
 ``get_sampler("pt", model, **options)``); ``{}`` is PT at its defaults — HMC inner kernel tuned per
@@ -73,6 +75,12 @@ def run_pt(target: Target, size: Size, seed: int, label: str = "pt",
            options: dict[str, Any] | None = None) -> MethodRun:
     """PT with ``options`` (default: its defaults)."""
     return run_library(target, "pt", dict(options or {}), size, seed, label)
+
+
+def run_ee(target: Target, size: Size, seed: int, sampler: str = "ee") -> MethodRun:
+    """``ee`` (or ``mintee``) at its defaults: its pilot's seconds and evaluations are counted as
+    PT's are; no evidence."""
+    return run_library(target, sampler, {}, size, seed, sampler)
 
 
 def run_nuts(target: Target, size: Size, seed: int) -> MethodRun:

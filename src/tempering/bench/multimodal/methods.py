@@ -1,8 +1,8 @@
 """The methods the benchmark runs, in table order: the library's PT variants (``PT_VARIANTS``;
-the first, PT at its defaults, is the reference of every ratio), then the peers a user would pick
-instead — the library's NUTS (the untempered baseline), BlackJAX's adaptive tempered SMC,
-dynesty's static nested sampler and ptemcee. Each is a function ``(target, size, seed) →
-MethodRun``."""
+the first, PT at its defaults, is the reference of every ratio) and equi-energy samplers (``ee``,
+``mintee``), then the peers a user would pick instead — the library's NUTS (the untempered
+baseline), BlackJAX's adaptive tempered SMC, dynesty's static nested sampler and ptemcee. Each
+is a function ``(target, size, seed) → MethodRun``."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from collections.abc import Callable
 from functools import partial
 
 from tempering.bench.multimodal.dynesty_run import run_dynesty
-from tempering.bench.multimodal.library import PT_VARIANTS, run_nuts, run_pt
+from tempering.bench.multimodal.library import PT_VARIANTS, run_ee, run_nuts, run_pt
 from tempering.bench.multimodal.ptemcee_run import run_ptemcee
 from tempering.bench.multimodal.result import MethodRun
 from tempering.bench.multimodal.sizes import Size
@@ -25,5 +25,5 @@ def methods() -> dict[str, Runner]:
     """Label ↦ runner, the PT variants first."""
     table: dict[str, Runner] = {label: partial(run_pt, label=label, options=options)
                                 for label, options in PT_VARIANTS}
-    return table | {"nuts": run_nuts, "smc": run_smc, "dynesty": run_dynesty,
-                    "ptemcee": run_ptemcee}
+    return table | {"ee": run_ee, "mintee": partial(run_ee, sampler="mintee"), "nuts": run_nuts,
+                    "smc": run_smc, "dynesty": run_dynesty, "ptemcee": run_ptemcee}
