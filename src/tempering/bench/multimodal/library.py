@@ -6,7 +6,9 @@ that stays in the mode it finds.
 ``PT_VARIANTS`` is the table of PT runs: a label and the sampler options (a dict passed to
 ``get_sampler("pt", model, **options)``); ``{}`` is PT at its defaults — HMC inner kernel tuned per
 rung, the adaptive schedule from the target to the prior, ``rungs=auto`` placed by a pilot, DEO
-swaps. A variant is one more line, e.g. ``("pt variational", {"reference": "variational"})``.
+swaps, the stabilized reference (a fitted Gaussian's leg and the prior's). ``pt prior`` is the
+prior reference alone, the default before the stabilized one. A variant is one more line, e.g.
+``("pt variational", {"reference": "variational"})``.
 
 Seconds: building the sampler runs the ``rungs=auto`` pilot (its seconds and compile seconds are
 in the sampler's facts); the driver reports ahead-of-time compilation, warmup and sampling apart.
@@ -32,7 +34,7 @@ from tempering.kernels import KERNELS
 #: (label, options of ``pt``): the library's PT runs, defaults first (the ratios' reference).
 PT_VARIANTS: tuple[tuple[str, dict[str, Any]], ...] = (
     ("pt", {}),
-    ("pt stabilized", {"reference": "stabilized"}),
+    ("pt prior", {"reference": "prior"}),
 )
 
 
