@@ -44,7 +44,7 @@ from typing import Any, NamedTuple
 import jax
 import jax.numpy as jnp
 
-from tempering.algorithms.base import Algorithm, AlgorithmInfo
+from tempering.algorithms.base import Algorithm, AlgorithmInfo, Stat
 from tempering.algorithms.pt_rounds import Rounds, round_record, run_rounds
 from tempering.algorithms.pt_stats import (
     ALL_RUNGS_STATS,
@@ -178,6 +178,7 @@ def parallel_tempering(ladder: TemperingLadder, bound: BoundKernel, params: Any,
     def inner(params):
         return params if rounds is None else params["inner"]
 
+    @jax.jit  # eagerly (a pilot, a test) the rung-vmapped inits would compile op by op
     def init(key, position):
         view = ladder.draw_view(key)
         return initial_state(ladder, bound, view, inner(params), position)
@@ -219,14 +220,19 @@ def parallel_tempering(ladder: TemperingLadder, bound: BoundKernel, params: Any,
         return (state.replicas.position[target] if keep_all_rungs is None
                 else state.replicas.position)
 
+    stats, dims = _declared_stats(variational, two_legs, keep_all_rungs is not None)
+    return Algorithm(name, init, warmup, step, position, params, stats, dims, headline=PT_HEADLINE)
+
+
+def _declared_stats(variational: bool, two_legs: bool, all_rungs: bool
+                    ) -> tuple[tuple[Stat, ...], tuple[str, ...]]:
+    """The statistics a PT run records (q's flag with a fitted reference, the wider side's swap
+    ratio with two legs, every rung's draws with ``keep_all_rungs``) and the extra dims."""
     stats = tuple(s for s in PT_STATS if (variational or s is not REFERENCE_ACTIVE)
                   and (two_legs or s is not SWAP_LOG_DOWN))
-    stats += ALL_RUNGS_STATS if keep_all_rungs is not None else ()
-    dims = ("ladder",) if keep_all_rungs is not None else ()
-    # init jitted: called eagerly (a pilot, a test), the rung-vmapped kernel inits would
-    # dispatch and compile each primitive alone (seconds); under an outer jit it is inlined
-    return Algorithm(name, jax.jit(init), warmup, step, position, params, stats, dims,
-                     headline=PT_HEADLINE)
+    if all_rungs:
+        return stats + ALL_RUNGS_STATS, ("ladder",)
+    return stats, ()
 
 
 def propose_swaps(key: jax.Array, swap: str, ladder: TemperingLadder, bound: BoundKernel,
