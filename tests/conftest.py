@@ -17,7 +17,9 @@ the second build of an identical program loads it instead of compiling it again 
 machine a tempering sampler compiles in ~5 s and loads in ~1 s). The cache lives in a temporary
 directory for this session only — shared by pytest-xdist's workers, which inherit its path from
 the controlling process through ``TEMPERING_TEST_JAX_CACHE`` — and is removed at the session's
-end. Shared test pieces live in :mod:`support`.
+end. The command line's own cache (:mod:`tempering.compile_cache`) is pointed at it too
+(``TEMPERING_COMPILE_CACHE``), so no test writes to the user's ``~/.cache``. Shared test pieces
+live in :mod:`support`.
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ _OWNER = "TEMPERING_TEST_JAX_CACHE" not in os.environ
 _CACHE = os.environ.setdefault("TEMPERING_TEST_JAX_CACHE",
                                tempfile.mkdtemp(prefix="tempering-test-jax-cache-"))
 jax.config.update("jax_compilation_cache_dir", _CACHE)
+os.environ["TEMPERING_COMPILE_CACHE"] = _CACHE  # the CLI in a subprocess shares it (not ~/.cache)
 jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.0)
 jax.config.update("jax_persistent_cache_min_entry_size_bytes", 0)
 

@@ -18,7 +18,7 @@ SRC = Path(tempering.__file__).parent
 
 #: Layers from the bottom; a module may import its own layer and the ones below.
 LAYERS = (
-    ("errors", "numerics", "registry", "config", "lapack_batching"),
+    ("errors", "numerics", "registry", "config", "lapack_batching", "compile_cache"),
     ("data",),
     ("gp",),
     ("models",),

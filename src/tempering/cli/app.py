@@ -279,6 +279,7 @@ def bench(
     and log Z — errors, seconds and error against time, one table and one PNG per target)."""
     import inspect
 
+    from tempering import compile_cache
     from tempering.bench import BENCHMARKS
     from tempering.errors import UserInputError
 
@@ -290,7 +291,8 @@ def bench(
     refused = [f"--{key}" for key in extra if key not in takes]
     if refused:
         raise UserInputError(f"bench {name}: {', '.join(refused)} does not apply")
-    spec.run(n=n, dim=dim, **extra)
+    with compile_cache.fresh():  # compilation is measured: no program comes from earlier runs
+        spec.run(n=n, dim=dim, **extra)
 
 
 @app.command()

@@ -21,8 +21,10 @@ def fail(message: str) -> None:
 
 def main(argv: list[str] | None = None) -> None:
     """Run the CLI (``tempering ...``)."""
+    from tempering import compile_cache
     from tempering.cli.app import app
 
+    compile_cache.enable()
     try:
         code = app(args=argv, prog_name="tempering", standalone_mode=False)
     except UserInputError as err:

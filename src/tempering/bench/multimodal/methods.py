@@ -1,5 +1,7 @@
 """The methods the benchmark runs, in table order: the library's PT variants (``PT_VARIANTS``;
-the first, PT at its defaults, is the reference of every ratio) and equi-energy samplers (``ee``,
+the first, PT at its defaults, is the reference of every ratio), ``pt again`` (PT at its defaults
+run a second time: its programs now load from the compile cache, as a user's second run of the
+same model and settings does — :mod:`tempering.compile_cache`) and equi-energy samplers (``ee``,
 ``mintee``), then the peers a user would pick instead — the library's NUTS (the untempered
 baseline), BlackJAX's adaptive tempered SMC, dynesty's static nested sampler and ptemcee. Each
 is a function ``(target, size, seed) → MethodRun``."""
@@ -19,11 +21,16 @@ from tempering.bench.multimodal.targets import Target
 
 Runner = Callable[[Target, Size, int], MethodRun]
 REFERENCE = PT_VARIANTS[0][0]
+#: The second run of PT at its defaults (module docstring).
+AGAIN = "pt again"
 
 
 def methods() -> dict[str, Runner]:
     """Label ↦ runner, the PT variants first."""
     table: dict[str, Runner] = {label: partial(run_pt, label=label, options=options)
-                                for label, options in PT_VARIANTS}
+                                for label, options in PT_VARIANTS[:1]}
+    table[AGAIN] = partial(run_pt, label=AGAIN, options=PT_VARIANTS[0][1])
+    table |= {label: partial(run_pt, label=label, options=options)
+              for label, options in PT_VARIANTS[1:]}
     return table | {"ee": run_ee, "mintee": partial(run_ee, sampler="mintee"), "nuts": run_nuts,
                     "smc": run_smc, "dynesty": run_dynesty, "ptemcee": run_ptemcee}
