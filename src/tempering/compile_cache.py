@@ -61,7 +61,7 @@ def enable(directory: str | Path | None = None) -> Path | None:
     environment switches it off. A cache JAX already has (``jax_compilation_cache_dir`` set by
     the caller, or by the test suite) is kept as it is, and its folder returned. A folder that
     cannot be created leaves the cache off (compiling is only slower)."""
-    current = jax.config.jax_compilation_cache_dir
+    current = getattr(jax.config, "jax_compilation_cache_dir", None)
     if current:
         return Path(current)
     folder = Path(directory) if directory is not None else chosen_directory()

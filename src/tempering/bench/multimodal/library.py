@@ -21,11 +21,12 @@ prior); its Λ̂ and rungs ride along.
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
 
-from tempering import get_sampler, run_chains, summarize
+from tempering import compile_cache, get_sampler, run_chains, summarize
 from tempering.bench.multimodal.result import MethodRun
 from tempering.bench.multimodal.sizes import Size
 from tempering.bench.multimodal.targets import Target
@@ -77,6 +78,16 @@ def run_pt(target: Target, size: Size, seed: int, label: str = "pt",
            options: dict[str, Any] | None = None) -> MethodRun:
     """PT with ``options`` (default: its defaults)."""
     return run_library(target, "pt", dict(options or {}), size, seed, label)
+
+
+def run_pt_longer(target: Target, size: Size, seed: int, label: str = "pt 5× draws",
+                  factor: int = 5) -> MethodRun:
+    """PT at its defaults with ``factor`` times the draws (same warmup), compiled in an empty
+    cache of its own (:func:`tempering.compile_cache.fresh`): its pilot and warmup would
+    otherwise load from the default run's, which would flatter its seconds."""
+    with compile_cache.fresh():
+        return run_library(target, "pt", {}, replace(size, draws=size.draws * factor), seed,
+                           label)
 
 
 def run_ee(target: Target, size: Size, seed: int, sampler: str = "ee") -> MethodRun:

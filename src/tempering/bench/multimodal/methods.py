@@ -1,7 +1,9 @@
 """The methods the benchmark runs, in table order: the library's PT variants (``PT_VARIANTS``;
 the first, PT at its defaults, is the reference of every ratio), ``pt again`` (PT at its defaults
 run a second time: its programs now load from the compile cache, as a user's second run of the
-same model and settings does — :mod:`tempering.compile_cache`) and equi-energy samplers (``ee``,
+same model and settings does — :mod:`tempering.compile_cache`), ``pt 5× draws`` (the defaults
+with five times the draws: sampling is a small part of PT's seconds here, so what a longer run
+buys) and equi-energy samplers (``ee``,
 ``mintee``), then the peers a user would pick instead — the library's NUTS (the untempered
 baseline), BlackJAX's adaptive tempered SMC, dynesty's static nested sampler and ptemcee. Each
 is a function ``(target, size, seed) → MethodRun``."""
@@ -12,7 +14,13 @@ from collections.abc import Callable
 from functools import partial
 
 from tempering.bench.multimodal.dynesty_run import run_dynesty
-from tempering.bench.multimodal.library import PT_VARIANTS, run_ee, run_nuts, run_pt
+from tempering.bench.multimodal.library import (
+    PT_VARIANTS,
+    run_ee,
+    run_nuts,
+    run_pt,
+    run_pt_longer,
+)
 from tempering.bench.multimodal.ptemcee_run import run_ptemcee
 from tempering.bench.multimodal.result import MethodRun
 from tempering.bench.multimodal.sizes import Size
@@ -30,6 +38,7 @@ def methods() -> dict[str, Runner]:
     table: dict[str, Runner] = {label: partial(run_pt, label=label, options=options)
                                 for label, options in PT_VARIANTS[:1]}
     table[AGAIN] = partial(run_pt, label=AGAIN, options=PT_VARIANTS[0][1])
+    table["pt 5× draws"] = run_pt_longer
     table |= {label: partial(run_pt, label=label, options=options)
               for label, options in PT_VARIANTS[1:]}
     return table | {"ee": run_ee, "mintee": partial(run_ee, sampler="mintee"), "nuts": run_nuts,
