@@ -458,7 +458,7 @@ def test_rj_kernel_inside_parallel_tempering_matches_exact_answer():
     """The kernel plugs into a tempering sampler unchanged: PT on a powered-likelihood ladder with
     rj_changepoint on every rung (rung m's density log p(θ) + β_m log p(t | θ)); the cold chain's
     P(k | t) must match the exact answer."""
-    from tempering.algorithms.pt import parallel_tempering
+    from tempering.algorithms.pt.algorithm import parallel_tempering
     from tempering.ladders import geometric_betas, power_tempering_ladder
     from tempering.run.driver import run_chains
 

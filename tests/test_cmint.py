@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from tempering import get_model, get_sampler, run_chains
-from tempering.algorithms.cmint import (
+from tempering.algorithms.minibatch.cmint import (
     CmintOptions,
     CyclicSchedule,
     cmint_summary,

@@ -15,7 +15,7 @@ from gp_grid import check_grid, grid_model, grid_posterior, run_draws, z_scores
 from support import Z_BOUND
 
 from tempering.algorithms import get_sampler
-from tempering.algorithms.discretizing import discretizing_chain
+from tempering.algorithms.approx.discretizing import discretizing_chain
 from tempering.gp.approx import draw_subset
 from tempering.kernels import KERNELS
 from tempering.ladders import target_rung

@@ -18,7 +18,7 @@ from gp_grid import grid_model, run_draws
 
 from tempering import get_model
 from tempering.algorithms import get_sampler
-from tempering.algorithms.discretizing import discretizing_chain
+from tempering.algorithms.approx.discretizing import discretizing_chain
 from tempering.gp.approx import draw_subset
 from tempering.kernels import KERNELS
 from tempering.ladders import target_rung

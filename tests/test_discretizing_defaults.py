@@ -3,7 +3,7 @@
 GP regression, D = 3, n = 256, unstandardised synthetic data: Nyström π* on m = 64 points
 differs from π by log π − log π* with an sd of about 15 over Laplace draws of π, and a chain
 there never left its starting draws (mark acceptance 0.000). The default ``m="auto"`` runs a
-pilot (:mod:`tempering.algorithms.approx_pilot`) and takes the smallest size whose pilot mark
+pilot (:mod:`tempering.algorithms.approx.pilot`) and takes the smallest size whose pilot mark
 acceptance reaches 0.4. Each claim has its failing control: the pilot must reject m = 64, and a
 run forced to m = 64 must stay below the acceptance bar the default clears.
 """
@@ -16,7 +16,7 @@ import pytest
 from gp_grid import grid_model
 
 from tempering.algorithms import get_sampler
-from tempering.algorithms.approx_pilot import choose_m, pilot_sizes
+from tempering.algorithms.approx.pilot import choose_m, pilot_sizes
 from tempering.kernels import KERNELS
 from tempering.models import get_model
 from tempering.run.driver import run_chains

@@ -16,7 +16,7 @@ import jax
 import pytest
 from support import cases, check_geweke, conjugate_geweke, conjugate_model
 
-from tempering.algorithms.discretizing import discretizing_chain
+from tempering.algorithms.approx.discretizing import discretizing_chain
 from tempering.gp.approx import draw_subset
 from tempering.kernels import KERNELS
 from tempering.ladders import target_rung

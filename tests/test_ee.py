@@ -26,9 +26,9 @@ from cli_helpers import run_cli
 from support import Z_BOUND
 
 from tempering import get_model, get_sampler
-from tempering.algorithms.ee_levels import LevelEnergy
-from tempering.algorithms.equi_energy import equi_energy
-from tempering.algorithms.rings import Entry, deposit, empty_rings, occupancy
+from tempering.algorithms.equi_energy.algorithm import equi_energy
+from tempering.algorithms.equi_energy.levels import LevelEnergy
+from tempering.algorithms.equi_energy.rings import Entry, deposit, empty_rings, occupancy
 from tempering.ladders.energy import (
     energy_levels,
     mintee_batches,
@@ -188,7 +188,7 @@ def _check(shares: np.ndarray, weights: np.ndarray) -> None:
 
 
 def _rebuilt(model, algorithm, jump_ratio):
-    from tempering.algorithms.ee import EEOptions
+    from tempering.algorithms.equi_energy.sampler import EEOptions
 
     options = EEOptions.model_validate(algorithm.options.model_dump())
     spec, bound = options.bind_inner(model.dim)

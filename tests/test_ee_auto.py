@@ -1,5 +1,5 @@
-"""EE and MINTEE that place their own ladder (``levels=auto``, :mod:`tempering.algorithms.ee_pilot`;
-issue 32, part 3).
+"""EE and MINTEE that place their own ladder (``levels=auto``,
+:mod:`tempering.algorithms.equi_energy.pilot`; issue 32, part 3).
 
 The test models are two-ordering label-switching mixtures (``mixture``, K = 2: the orderings
 μ₁ > μ₂ and μ₁ < μ₂ have mass exactly 1/2 each). :data:`SMALL` (n = 30, σ = 0.2, means ±0.4)
@@ -32,7 +32,7 @@ import pytest
 from support import Z_BOUND
 
 from tempering import get_model, get_sampler
-from tempering.algorithms import ee_pilot
+from tempering.algorithms.equi_energy import pilot as ee_pilot
 from tempering.errors import UserInputError
 from tempering.run.driver import sample
 from tempering.run.output import run_attr

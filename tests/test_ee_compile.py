@@ -1,4 +1,4 @@
-"""EE's levels are an array axis (:mod:`tempering.algorithms.equi_energy`).
+"""EE's levels are an array axis (:mod:`tempering.algorithms.equi_energy.algorithm`).
 
 - EE's compiled step and warmup do not grow with the number of levels (one body over a traced
   level); MINTEE's, unrolled over its static batch sizes, do, so the measure can fail.
@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from tempering import get_model, get_sampler
-from tempering.algorithms.ee_levels import level_log_density
+from tempering.algorithms.equi_energy.levels import level_log_density
 from tempering.ladders.energy import energy_levels, geometric_temperatures
 from tempering.run.driver import sample
 

@@ -1,4 +1,4 @@
-"""The EE / MINTEE warmup pilot (:mod:`tempering.algorithms.ee_warmup`) and the 50-mode
+"""The EE / MINTEE warmup pilot (:mod:`tempering.algorithms.equi_energy.warmup`) and the 50-mode
 mixture's start.
 
 - The pilot's step-size rule: halve on a window with no move, double on one with every move,
@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 from tempering import get_model, get_sampler
-from tempering.algorithms.ee_warmup import WINDOW, tune_step
+from tempering.algorithms.equi_energy.warmup import WINDOW, tune_step
 
 
 def test_tune_step_changes_only_at_window_ends():

@@ -16,7 +16,7 @@ from itertools import product
 import numpy as np
 import pytest
 
-from tempering.algorithms.ensemble import log_ensemble_density, map_back_weights
+from tempering.algorithms.ensemble.algorithm import log_ensemble_density, map_back_weights
 
 M, K, SLOW = 4, 3, 3
 RNG = np.random.default_rng(4)

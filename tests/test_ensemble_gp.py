@@ -56,10 +56,10 @@ import pytest
 from gp_grid import check_grid, grid_posterior, run_draws, z_scores
 from support import Z_BOUND, GewekeCase, check_geweke, geweke_records, geweke_z_scores, z_sd
 
-import tempering.algorithms.ensemble as ensemble_module
-import tempering.algorithms.ensemble_sampler as sampler_module
+import tempering.algorithms.ensemble.algorithm as ensemble_module
+import tempering.algorithms.ensemble.sampler as sampler_module
 from tempering import get_sampler
-from tempering.algorithms.ensemble import EnsembleState, effective_members
+from tempering.algorithms.ensemble.algorithm import EnsembleState, effective_members
 from tempering.models.base import Model
 from tempering.models.gp_neal2010 import (
     LOG_ETA_PRIOR,

@@ -105,3 +105,43 @@ def test_no_dispatch_on_sampler_names():
              for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
              if pattern.search(line)]
     assert not found, found
+
+
+ALGORITHMS = SRC / "algorithms"
+#: The sampler families: one package each under ``algorithms/`` (docs/architecture.md).
+FAMILIES = sorted(p.name for p in ALGORITHMS.iterdir() if (p / "__init__.py").is_file())
+
+
+def family(module: str) -> str | None:
+    """``tempering.algorithms.<family>.x`` → ``<family>``; ``None`` for the shared modules."""
+    parts = module.split(".")
+    if parts[:2] == ["tempering", "algorithms"] and len(parts) > 2 and parts[2] in FAMILIES:
+        return parts[2]
+    return None
+
+
+@pytest.mark.parametrize("name", FAMILIES)
+def test_families_import_no_other_family(name):
+    """A family imports the shared modules of ``algorithms/`` and its own, never another family;
+    only the registry (a shared module) lists them all."""
+    crossing = [f"{path.relative_to(SRC)} imports {imported}"
+                for path in sorted((ALGORITHMS / name).rglob("*.py"))
+                for imported, _ in imports(path)
+                if family(imported) not in (None, name)]
+    assert not crossing, crossing
+
+
+@pytest.mark.parametrize("name", FAMILIES)
+def test_each_family_opens_with_its_map_and_lists_its_samplers(name):
+    module = importlib.import_module(f"tempering.algorithms.{name}")
+    doc = module.__doc__ or ""
+    for path in sorted((ALGORITHMS / name).glob("*.py")):
+        if path.stem != "__init__":
+            assert f":mod:`.{path.stem}`" in doc, f"{name}'s map does not name {path.stem}"
+    assert module.SPECS and all(spec.name in SAMPLERS.names() for spec in module.SPECS)
+
+
+def test_few_modules_at_the_top_of_algorithms():
+    """The shared modules only (issue 33: at most ~10); everything else is in a family."""
+    top = sorted(p.name for p in ALGORITHMS.glob("*.py"))
+    assert len(top) <= 10, top

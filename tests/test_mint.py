@@ -32,7 +32,7 @@ from pydantic import Field
 from support import Z_BOUND, z_mean, z_sd
 
 from tempering import get_model, get_sampler
-from tempering.algorithms.mint import MintOptions
+from tempering.algorithms.minibatch.mint import MintOptions
 from tempering.config import Options
 from tempering.errors import UserInputError
 from tempering.kernels import KERNELS, BoundKernel, Kernel, KernelSpec, StepInfo

@@ -28,7 +28,7 @@ def test_equal_barrier_betas_spread_the_barrier_evenly():
 
 
 def test_stepping_stone_sums_the_pairs_and_knows_the_prior_end():
-    from tempering.algorithms.pt_mixing import stepping_stone
+    from tempering.algorithms.pt.mixing import stepping_stone
 
     log_up = np.full((2, 40, 3), np.nan)
     log_up[:, ::2, :] = [0.5, -1.0, 2.0]  # proposed every other draw (DEO), constant terms
@@ -138,7 +138,7 @@ def test_adapted_schedule_measures_the_quadrature_barrier_with_equal_rejections(
     assert np.all(np.abs(estimate - truth) < 0.1 * truth), (estimate, truth)
     assert _equal_within_round_error(rejection), rejection
     # stepping stone over the swaps on the adapted schedule (its last rung is the prior)
-    from tempering.algorithms.pt_summary import swap_summary
+    from tempering.algorithms.pt.summary import swap_summary
     from tempering.models.barrier import barrier_log_evidence
 
     stats = {k: np.asarray(v.values) for k, v in adapted.idata.sample_stats.data_vars.items()}

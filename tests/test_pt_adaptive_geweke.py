@@ -15,8 +15,8 @@ import numpy as np
 import pytest
 from support import cases, check_geweke, conjugate_geweke, conjugate_model
 
-from tempering.algorithms.pt import parallel_tempering
-from tempering.algorithms.pt_rounds import Rounds
+from tempering.algorithms.pt.algorithm import parallel_tempering
+from tempering.algorithms.pt.rounds import Rounds
 from tempering.kernels import KERNELS
 from tempering.ladders import adaptive_power_ladder, equal_barrier_betas
 

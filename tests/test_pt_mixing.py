@@ -1,4 +1,4 @@
-"""The PT mixing report (tempering.algorithms.pt_mixing): the sum-of-rejections barrier, the
+"""The PT mixing report (tempering.algorithms.pt.mixing): the sum-of-rejections barrier, the
 measured round-trip rate beside Syed et al. (2021)'s Theorem 3 rates."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from tempering import get_model, get_sampler, sample, summarize
-from tempering.algorithms.pt_mixing import mixing_lines, mixing_summary
+from tempering.algorithms.pt.mixing import mixing_lines, mixing_summary
 
 
 def test_barrier_is_the_sum_of_rejections_and_the_rates_follow_theorem_3():

@@ -24,10 +24,10 @@ import pytest
 from scipy import stats as scipy_stats
 from support import cases, check_geweke, conjugate_geweke, conjugate_model
 
-from tempering.algorithms.pt import parallel_tempering
-from tempering.algorithms.pt_rounds import Rounds
-from tempering.algorithms.pt_sampler import PTOptions, build_over
-from tempering.algorithms.pt_summary import swap_summary
+from tempering.algorithms.pt.algorithm import parallel_tempering
+from tempering.algorithms.pt.rounds import Rounds
+from tempering.algorithms.pt.sampler import PTOptions, build_over
+from tempering.algorithms.pt.summary import swap_summary
 from tempering.algorithms.rungs import carried_params
 from tempering.kernels import KERNELS
 from tempering.ladders import adaptive_power_ladder
@@ -255,7 +255,7 @@ def test_sum_of_rejections_matches_the_quadrature_barrier_for_both_references():
 
 
 def test_leg_round_trips_count_target_to_end_and_back():
-    from tempering.algorithms.pt_legs import leg_round_trips
+    from tempering.algorithms.pt.legs import leg_round_trips
 
     # 3 rungs, target 1; the replica id on each rung per draw. Replica 0 walks 1 → 0 → 1 → 2 → 1
     # (one trip on each leg); replica 1 reaches the target once and goes back to rung 0 without

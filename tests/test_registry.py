@@ -120,7 +120,7 @@ def test_rerun_follows_the_recorded_layout_and_thinning(tmp_path):
 
 def test_a_run_of_a_hand_built_algorithm_cannot_be_rerun(tmp_path, capsys):
     from tempering import run_chains, save_run
-    from tempering.algorithms.pt import parallel_tempering
+    from tempering.algorithms.pt.algorithm import parallel_tempering
     from tempering.kernels import KERNELS
     from tempering.ladders import power_tempering_ladder
 

@@ -1,6 +1,6 @@
 """Simulated tempering over a user's own state space: a model-choice state (model index m and a
 parameter θ, a pytree, not a flat vector), with an inner kernel supplied through the
-:class:`~tempering.algorithms.tempered_family.TemperedFamily` contract — the way a
+:class:`~tempering.algorithms.st.family.TemperedFamily` contract — the way a
 reversible-jump kernel plugs in.
 
 Data y_1..y_n; model 0: y_i ~ N(0, 1) (θ ~ N(0, 1) is carried along, unused); model 1:
@@ -17,8 +17,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from tempering.algorithms.st import simulated_tempering
-from tempering.algorithms.tempered_family import TemperedFamily
+from tempering.algorithms.st.family import TemperedFamily
+from tempering.algorithms.st.sampler import simulated_tempering
 from tempering.estimators.importance import importance_tempering, weighted_moments
 from tempering.kernels.base import Kernel, StepInfo
 from tempering.ladders import geometric_betas

@@ -34,9 +34,9 @@ from support import (
     known_variance_z_scores,
 )
 
-from tempering.algorithms.pseudo_prior import normalise, sa_update
-from tempering.algorithms.st import STState, simulated_tempering
-from tempering.algorithms.tempered_family import flat_family
+from tempering.algorithms.st.family import flat_family
+from tempering.algorithms.st.pseudo_prior import normalise, sa_update
+from tempering.algorithms.st.sampler import STState, simulated_tempering
 from tempering.kernels import KERNELS
 from tempering.ladders import geometric_betas
 

@@ -175,7 +175,7 @@ def test_headline_below_its_floor(tmp_path, capsys, monkeypatch, share, warns):
 def test_a_stuck_discretizing_chain_is_told_what_to_change(tmp_path, capsys, monkeypatch):
     """The sampler's own advice rides in its headline: a discretizing chain below its mark floor
     is told to enlarge m (issue 16: the Nyström chain on GP-ARD that never moved)."""
-    from tempering.algorithms.discretizing import DC_HEADLINE
+    from tempering.algorithms.approx.discretizing import DC_HEADLINE
 
     run = hand_run(tmp_path / "dc.nc", iid(4, 400), {"mark_accept": np.zeros((4, 400))},
                    {"headline": [h._asdict() for h in DC_HEADLINE]})

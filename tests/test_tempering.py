@@ -16,7 +16,7 @@ from tempering.algorithms.cost_model import (
     pt_iteration_costs,
     tt_iteration_cost,
 )
-from tempering.algorithms.pt import AT_BOTTOM, AT_TOP
+from tempering.algorithms.pt.algorithm import AT_BOTTOM, AT_TOP
 from tempering.models.base import Model, ParamSpec
 from tempering.models.mvn_mean import analytic_posterior
 

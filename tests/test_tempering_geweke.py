@@ -20,8 +20,8 @@ import jax.numpy as jnp
 import pytest
 from support import cases, check_geweke, conjugate_geweke, conjugate_model
 
-from tempering.algorithms.pt import parallel_tempering
-from tempering.algorithms.tt import tempered_transitions
+from tempering.algorithms.pt.algorithm import parallel_tempering
+from tempering.algorithms.tt.transitions import tempered_transitions
 from tempering.kernels import KERNELS
 from tempering.ladders import geometric_betas, power_tempering_ladder, subset_tempering_ladder
 

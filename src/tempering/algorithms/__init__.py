@@ -1,4 +1,25 @@
-"""Sampling algorithms run by the driver, their specs and the sampler registry."""
+"""Sampling algorithms run by the driver, their specs and the sampler registry.
+
+The map. Shared pieces sit at this level; each sampler family is a package whose ``__init__``
+is its own map and lists its samplers (``SPECS``):
+
+- :mod:`.base` — the ``Algorithm`` contract (init, warmup, step, position; NamedTuple states) and
+  the statistics every run records; :mod:`.spec` — ``SamplerSpec``, a sampler's declaration;
+  :mod:`.options` — the inner-kernel options samplers share; :mod:`.registry` — ``SAMPLERS``
+  and ``get_sampler``;
+- :mod:`.rungs`, :mod:`.rung_axis` — an inner kernel on every rung of a ladder, the rung axis
+  as one batch (what PT, TT and the equi-energy levels share); :mod:`.cost_model` — seed 000's
+  cost per iteration; :mod:`.single_kernel` — every built-in kernel as a sampler of its own;
+- :mod:`.pt` — parallel tempering (``pt``, ``spt``); :mod:`.tt` — tempered transitions (``tt``,
+  ``stt``, ``tt_approx``); :mod:`.st` — simulated tempering (``st``); :mod:`.approx` — the
+  discretizing chain (``discretizing_chain``); :mod:`.minibatch` — mini-batch tempering and
+  SG-MCMC (``mint``, ``cmint``, ``sgld``, ``sghmc``); :mod:`.equi_energy` — the equi-energy
+  samplers (``ee``, ``mintee``); :mod:`.ensemble` — ensembles for fast and slow variables
+  (``ensemble``, ``coordinate_rwm``).
+
+A family imports the shared modules and its own, never another family
+(``tests/test_layers.py``).
+"""
 
 from tempering.algorithms.base import Algorithm, AlgorithmInfo, Stat
 from tempering.algorithms.cost_model import paper_cost_ratios, pt_iteration_costs, tt_iteration_cost

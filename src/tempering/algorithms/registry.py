@@ -1,6 +1,8 @@
 """The samplers: a plain tuple of specs, each declared by its own module
-(:class:`~tempering.algorithms.spec.SamplerSpec`). Adding a sampler is one module exporting
-``SPEC`` and one line below; every built-in kernel is also a sampler of its own
+(:class:`~tempering.algorithms.spec.SamplerSpec`) and listed by its family package's ``SPECS``
+(:mod:`tempering.algorithms` is the map of the families). Adding a sampler to a family is one
+module exporting ``SPEC`` and one line in the family's ``__init__``; a new family is one package
+and one line below. Every built-in kernel is also a sampler of its own
 (:mod:`tempering.algorithms.single_kernel`).
 """
 
@@ -9,22 +11,14 @@ from __future__ import annotations
 from typing import Any
 
 from tempering.algorithms import (
-    cmint,
-    coordinate_rwm,
-    discretizing,
-    ee,
-    ensemble_sampler,
-    mint,
-    mintee,
-    pt_sampler,
-    sghmc,
-    sgld,
+    approx,
+    ensemble,
+    equi_energy,
+    minibatch,
+    pt,
     single_kernel,
-    spt,
     st,
-    stt,
     tt,
-    tt_approx,
 )
 from tempering.algorithms.base import COMMON_STATS, Algorithm
 from tempering.algorithms.spec import SamplerSpec
@@ -35,21 +29,13 @@ from tempering.registry import Registry
 
 SAMPLERS: Registry[SamplerSpec] = Registry("sampler", (
     *(single_kernel.spec_for(kernel) for kernel in KERNELS.builtin),
-    pt_sampler.SPEC,
-    spt.SPEC,
-    tt.SPEC,
-    stt.SPEC,
-    st.SPEC,
-    discretizing.SPEC,
-    tt_approx.SPEC,
-    mint.SPEC,
-    cmint.SPEC,
-    sgld.SPEC,
-    sghmc.SPEC,
-    ee.SPEC,
-    mintee.SPEC,
-    ensemble_sampler.SPEC,
-    coordinate_rwm.SPEC,
+    *pt.SPECS,
+    *tt.SPECS,
+    *st.SPECS,
+    *approx.SPECS,
+    *minibatch.SPECS,
+    *equi_energy.SPECS,
+    *ensemble.SPECS,
 ))
 
 

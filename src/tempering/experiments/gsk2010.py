@@ -1,8 +1,8 @@
 """Reproduction of Gramacy, Samworth & King (2010), *Importance Tempering* (seed 001).
 
 ``tempering reproduce gsk2010 [--quick] --out DIR`` runs simulated tempering (ST, seed 001 §2;
-:mod:`tempering.algorithms.st`) with tgp's default ladder (geometric, m = 40 rungs, k_min = 0.1;
-see :mod:`gsk2010_paper`) and compares three estimators built from the same draws
+:mod:`tempering.algorithms.st.sampler`) with tgp's default ladder (geometric, m = 40 rungs, k_min =
+0.1; see :mod:`gsk2010_paper`) and compares three estimators built from the same draws
 (:mod:`tempering.estimators.importance`): *st* (cold-rung draws only, λ = (1, 0, …, 0)),
 *naive* IT (λ_i ∝ W_i, Eq. 2) and *optimal* IT (λ_i ∝ ℓ_i, Proposition 2.1). It writes:
 

@@ -81,7 +81,8 @@ def ee_model(cfg: EESettings) -> Model:
 
 def ladder_options(cfg: EESettings, model: Model) -> dict[str, Any]:
     """The options EE and MINTEE share: the paper's c, p_ee, levels and H₀ = h(θ*); a pilot of
-    B local moves per level (:mod:`tempering.algorithms.ee_warmup`) places and tunes the levels."""
+    B local moves per level (:mod:`tempering.algorithms.equi_energy.warmup`) places and tunes the
+    levels."""
     theta_star = jnp.zeros(paper.EE_K).at[0].set(paper.EE_SPIKE)
     return {"levels": paper.EE_LEVELS, "c": paper.EE_C, "p_ee": paper.EE_P_EE,
             "burnin": cfg.burnin, "stagger": cfg.stagger, "capacity": cfg.capacity,

@@ -155,7 +155,7 @@ def adaptive_subset_ladder(model: Model, betas: np.ndarray, *,
     The view is ``(β, permutations)``. Rung m sums the per-datum terms of the first N_m points of
     its permutation (one shared permutation for ``nested`` subsets) under a mask, so every rung
     evaluates all N terms: shapes stay static while the β's move, which is what lets one
-    compilation place an SPT schedule (:mod:`tempering.algorithms.pt_pilot`). The rungs' costs
+    compilation place an SPT schedule (:mod:`tempering.algorithms.pt.pilot`). The rungs' costs
     are the starting schedule's (N_m / N)^α; the sampler itself then runs on a
     :func:`subset_tempering_ladder` with the placed β's.
     """

@@ -28,7 +28,7 @@ import xarray as xr
 
 from tempering.algorithms import SAMPLERS
 from tempering.algorithms.base import RUNG, Headline
-from tempering.algorithms.pt_stats import REPLICA_AT_RUNG
+from tempering.algorithms.pt.stats import REPLICA_AT_RUNG
 from tempering.report.figures import bars, figure, heatmap, lines
 from tempering.report.markup import Html, fmt, join, paragraph, table, tag
 from tempering.summary.checks import run_headlines

@@ -1,0 +1,319 @@
+"""Parallel tempering over any ladder and inner kernel; with a subset ladder, SPT (seed 000 Alg.
+1).
+
+State: one inner-kernel state per rung (rung 0 the target), the index process (which replica sits
+on each rung), per-replica round-trip bookkeeping, and the subset view (fixed per chain for SPT).
+
+One iteration: ``inner_steps`` inner updates on every rung, then swap proposals between adjacent
+rungs m−1 and m, accepted with (seed 000 Eq. 2, corrected indices per the seeds' errata)
+
+    r = h_m(θ_{m−1}) h_{m−1}(θ_m) / [h_m(θ_m) h_{m−1}(θ_{m−1})].
+
+Swap schemes: ``sweep`` proposes every pair systematically from m = M down to 1 (the paper's
+choice); ``deo`` proposes the even pairs (m−1 even) on even iterations and the odd pairs on odd
+ones, the deterministic even/odd non-reversible scheme (Okabe et al. 2001; Syed et al. 2022);
+``seo`` picks even or odd at random each iteration, their stochastic (reversible) scheme, whose
+index process is a random walk (round-trip rate 1/(2N + 2Σ r/(1 − r)) against DEO's
+1/(2 + 2Σ r/(1 − r))). A sweep is neither: in one iteration a replica may cross many pairs.
+States move, not temperatures: per-rung tuning stays with its rung. Each side of a proposal is
+evaluated by initialising the other rung's kernel at the incoming state, so an accepted swap leaves
+every cached density (and gradient) belonging to the rung it now sits on; that costs c_m + c_{m−1}
+per proposal, counted (:mod:`tempering.algorithms.pt.swaps`). For a subset ladder those are the
+"two extra evaluations" of seed 000 §3.1's caveat.
+
+Rungs are an array axis: the replicas are one inner-kernel state whose leaves lead with the rung
+axis, and every per-rung step (inner updates, swap evaluations, warmup adaptation, the
+re-initialisation after a schedule move) runs through
+:func:`~tempering.algorithms.rung_axis.over_rungs` — one kernel built over the density at a traced
+rung and ``vmap``ped over the rungs on a power ladder, so the compiled program does not grow with
+the ladder; unrolled on a subset ladder (static subset sizes).
+
+A round trip is counted when a replica that has visited rung 0 and then rung M returns to rung 0.
+
+With ``keep_all_rungs`` (a power ladder's model), every rung's draw is kept, as importance tempering
+over MC3 (seed 001 §4) needs: ``position`` returns the (rungs, dim) stack, and the stats carry each
+rung's index ``rung``, its log-likelihood ``log_tempered`` = U = (h_m − log p(θ))/β_m (read off the
+cached density; evaluated, and counted, at β = 0) and its log importance weight (1 − β_m) U.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, NamedTuple
+
+import jax
+import jax.numpy as jnp
+
+from tempering.algorithms.base import Algorithm, AlgorithmInfo, Stat
+from tempering.algorithms.pt.rounds import Rounds, round_record, run_rounds
+from tempering.algorithms.pt.stats import (
+    ALL_RUNGS_STATS,
+    BETA,
+    PT_HEADLINE,
+    PT_STATS,
+    REFERENCE_ACTIVE,
+    REPLICA_AT_RUNG,
+    ROUND_TRIPS,
+    RUNG_ACCEPTANCE,
+    SWAP_LOG_DOWN,
+    SWAP_PROB,
+    SWAP_PROPOSED,
+)
+from tempering.algorithms.pt.swaps import paired_swaps, swap_log_ratio, sweep_swaps
+from tempering.algorithms.rung_axis import over_rungs, rung_costs
+from tempering.algorithms.rungs import warmup_rung
+from tempering.kernels.base import BoundKernel, evals_and_acceptance
+from tempering.ladders import TemperingLadder
+from tempering.models.base import Model
+from tempering.numerics import run_steps
+
+__all__ = ["PTState", "parallel_tempering", "swap_log_ratio"]
+
+AT_NOTHING, AT_BOTTOM, AT_TOP = 0, 1, 2
+
+
+class PTState(NamedTuple):
+    replicas: Any  # inner-kernel state, every leaf with a leading rung axis (rung 0 the target)
+    replica_at_rung: jax.Array  # (R,) replica id on each rung (the index process)
+    last_end: jax.Array  # (R,) per replica id: AT_NOTHING, AT_BOTTOM, AT_TOP (last end visited)
+    round_trips: jax.Array  # () completed bottom → top → bottom trips, all replicas
+    iteration: jax.Array  # () iterations done (DEO parity)
+    view: tuple  # subset indices in force (fixed per chain), or the adaptive schedule's β's
+
+
+def update_round_trips(index, last_end, round_trips):
+    """Record the replicas now at the top and bottom rungs; count completed round trips."""
+    top, bottom = index[-1], index[0]
+    last_end = last_end.at[top].set(jnp.where(last_end[top] == AT_BOTTOM, AT_TOP, last_end[top]))
+    completed = last_end[bottom] == AT_TOP
+    return last_end.at[bottom].set(AT_BOTTOM), round_trips + completed.astype(jnp.int32)
+
+
+def check_ladder(ladder: TemperingLadder, keep_all_rungs: bool) -> None:
+    """PT keeps its subsets (``redraw=False``); keeping every rung needs power weights."""
+    if keep_all_rungs and ladder.kind != "power":
+        raise ValueError("keep_all_rungs needs a power ladder (subset rungs have no power weights)")
+    if ladder.redraw:
+        raise ValueError("parallel tempering keeps its subsets: use a ladder with redraw=False")
+
+
+def tuning_steps(num_steps: int, adapts: bool, rounds: Rounds | None) -> tuple[int, int, int]:
+    """How PT's warmup of ``num_steps`` scans splits: inner tuning on the starting schedule,
+    schedule rounds, inner tuning on the last schedule. Without rounds every step tunes; with
+    rounds and an adapting kernel a quarter tunes first (and, with ``final_tune``, a quarter
+    last), the rest are rounds."""
+    if rounds is None:
+        return (num_steps, 0, 0) if adapts else (0, num_steps, 0)
+    if not adapts:
+        return 0, num_steps, 0
+    tune = num_steps // 4
+    last = tune if rounds.final_tune else 0
+    return tune, num_steps - tune - last, last
+
+
+def pt_warmup(ladder: TemperingLadder, bound: BoundKernel, step: Callable, reinit: Callable,
+              rounds: Rounds | None, key: jax.Array, state: Any, params: Any,
+              num_steps: int) -> tuple[Any, Any, jax.Array]:
+    """PT's warmup (:func:`tuning_steps`): each rung's inner kernel tuned on its own density
+    (``warm_rungs``, no swaps), then with ``rounds`` the schedule's rounds (full scans,
+    :mod:`~tempering.algorithms.pt.rounds`; the tuned parameters follow each move of the
+    schedule) and the kernels tuned again on the last schedule; or plain scans when the kernel
+    does not adapt."""
+    first, scans, last = tuning_steps(num_steps, bound.warmup is not None, rounds)
+    k_first, k_scans, k_last = jax.random.split(key, 3)
+    cost = jnp.zeros(())
+
+    def tune(k, state, params, steps):
+        inner = params if rounds is None else params["inner"]
+        state, tuned, more = warm_rungs(ladder, bound, k, state, inner, steps)
+        return state, (tuned if rounds is None else {**params, "inner": tuned}), more
+
+    if first:
+        state, params, cost = tune(k_first, state, params, first)
+    if scans and rounds is not None:
+        state, params, more = run_rounds(step, _swap_stats, reinit, k_scans, state, params,
+                                         scans, rounds)
+        cost = cost + more
+    elif scans:
+        state, more = run_steps(lambda k, s: step(k, s, params), k_scans, state, scans,
+                                lambda info: info.cost)
+        cost = cost + more
+    if last:
+        state, params, more = tune(k_last, state, params, last)
+        cost = cost + more
+    return state, params, cost
+
+
+def parallel_tempering(ladder: TemperingLadder, bound: BoundKernel, params: Any, *,
+                       name: str = "pt", swap: str = "sweep", inner_steps: int = 1,
+                       log_ratio: Callable = swap_log_ratio,
+                       keep_all_rungs: Model | None = None,
+                       rounds: Rounds | None = None) -> Algorithm:
+    """Build PT (power ladder) or SPT (subset ladder with ``redraw=False``).
+
+    Parameters
+    ----------
+    params
+        Inner-kernel parameters stacked over rungs (see ``rung_params``).
+    swap
+        ``"sweep"`` (m = M..1 every iteration), ``"deo"`` (even/odd pairs alternately) or
+        ``"seo"`` (even or odd pairs at random).
+    log_ratio
+        The swap log-ratio; replaceable only to show that a wrong one (e.g. transposed terms)
+        breaks invariance.
+    keep_all_rungs
+        The model of a power ladder, to keep every rung's draws with their importance weights.
+    rounds
+        Adapt the schedule in warmup (:mod:`tempering.algorithms.pt.rounds`); the ladder must
+        carry its β's in its view (:func:`~tempering.ladders.adaptive_power_ladder`). The
+        parameters are then ``{"inner": ..., "schedule": ..., "rejection": ...}``.
+    """
+    check_ladder(ladder, keep_all_rungs is not None)
+    target = ladder.target
+    variational = rounds is not None and rounds.fit_reference is not None
+    two_legs = target > 0
+    if rounds is not None:
+        params = {"inner": params, **round_record(rounds.max_rounds, ladder.num_rungs)}
+
+    def inner(params):
+        return params if rounds is None else params["inner"]
+
+    @jax.jit  # eagerly (a pilot, a test) the rung-vmapped inits would compile op by op
+    def init(key, position):
+        view = ladder.draw_view(key)
+        return initial_state(ladder, bound, view, inner(params), position)
+
+    def step(key, state, params):
+        k_inner, k_swap = jax.random.split(key)
+        replicas, cost, rung_accept = inner_updates(k_inner, ladder, bound, state.view,
+                                                    inner(params), state.replicas, inner_steps)
+        replicas, index, swap_cost, stats = propose_swaps(
+            k_swap, swap, ladder, bound, state, inner(params), replicas, log_ratio)
+        new = moved_state(state, replicas, index)
+        stats |= {ROUND_TRIPS.name: new.round_trips, RUNG_ACCEPTANCE.name: rung_accept,
+                  REPLICA_AT_RUNG.name: index,
+                  BETA.name: jnp.asarray(schedule(state), jnp.float64)}
+        if variational:
+            stats[REFERENCE_ACTIVE.name] = state.view[1].active
+        if not two_legs:
+            stats.pop(SWAP_LOG_DOWN.name)
+        if keep_all_rungs is not None:
+            all_rungs, energy_cost = _all_rungs_stats(keep_all_rungs, ladder.betas, replicas)
+            stats |= all_rungs
+            cost = cost + energy_cost
+        info = AlgorithmInfo(rung_accept[target], cost + swap_cost, replicas.logdensity[target],
+                             stats)
+        return new, info
+
+    def reinit(state, params):
+        replicas = over_rungs(ladder, state.view, lambda m, ld, p, x: bound.make(ld, p).init(x),
+                              inner(params), state.replicas.position)
+        return state._replace(replicas=replicas), jnp.sum(rung_costs(ladder))
+
+    def schedule(state):
+        return ladder.betas if rounds is None else state.view[0]
+
+    def warmup(key, state, params, num_steps):
+        return pt_warmup(ladder, bound, step, reinit, rounds, key, state, params, num_steps)
+
+    def position(state):
+        return (state.replicas.position[target] if keep_all_rungs is None
+                else state.replicas.position)
+
+    stats, dims = _declared_stats(variational, two_legs, keep_all_rungs is not None)
+    return Algorithm(name, init, warmup, step, position, params, stats, dims, headline=PT_HEADLINE)
+
+
+def _declared_stats(variational: bool, two_legs: bool, all_rungs: bool
+                    ) -> tuple[tuple[Stat, ...], tuple[str, ...]]:
+    """The statistics a PT run records (q's flag with a fitted reference, the wider side's swap
+    ratio with two legs, every rung's draws with ``keep_all_rungs``) and the extra dims."""
+    stats = tuple(s for s in PT_STATS if (variational or s is not REFERENCE_ACTIVE)
+                  and (two_legs or s is not SWAP_LOG_DOWN))
+    if all_rungs:
+        return stats + ALL_RUNGS_STATS, ("ladder",)
+    return stats, ()
+
+
+def propose_swaps(key: jax.Array, swap: str, ladder: TemperingLadder, bound: BoundKernel,
+                  state: PTState, params: Any, replicas: Any, log_ratio: Callable) -> Any:
+    """The iteration's swaps by ``swap``'s scheme (:mod:`tempering.algorithms.pt.swaps`): the
+    replicas, the index process, the swaps' cost and their statistics."""
+    key, k_parity = jax.random.split(key)
+    if swap == "sweep":
+        return sweep_swaps(key, ladder, bound, state.view, params, replicas,
+                           state.replica_at_rung, log_ratio)
+    parity = (jax.random.bernoulli(k_parity).astype(jnp.int32) if swap == "seo"
+              else state.iteration % 2)
+    return paired_swaps(key, ladder, bound, state.view, params, replicas,
+                        state.replica_at_rung, parity, log_ratio)
+
+
+def initial_state(ladder: TemperingLadder, bound: BoundKernel, view: tuple, params: Any,
+                  position: jax.Array) -> PTState:
+    """Every rung's kernel started at ``position`` (one per rung when 2-D), replica m on rung m."""
+    n_rungs = ladder.num_rungs
+    positions = position if position.ndim == 2 else jnp.broadcast_to(
+        position, (n_rungs, position.shape[-1]))
+    replicas = over_rungs(ladder, view, lambda m, ld, p, x: bound.make(ld, p).init(x), params,
+                          positions)
+    last_end = jnp.zeros(n_rungs, jnp.int32).at[0].set(AT_BOTTOM)
+    return PTState(replicas, jnp.arange(n_rungs), last_end, jnp.zeros((), jnp.int32),
+                   jnp.zeros((), jnp.int32), view)
+
+
+def moved_state(state: PTState, replicas: Any, index: jax.Array) -> PTState:
+    """The state after an iteration's swaps: round trips counted, the iteration advanced."""
+    last_end, round_trips = update_round_trips(index, state.last_end, state.round_trips)
+    return PTState(replicas, index, last_end, round_trips, state.iteration + 1, state.view)
+
+
+def inner_updates(key: jax.Array, ladder: TemperingLadder, bound: BoundKernel, view: tuple,
+                  params: Any, replicas: Any, inner_steps: int
+                  ) -> tuple[Any, jax.Array, jax.Array]:
+    """``inner_steps`` inner updates on every rung: the replicas, their cost and each rung's
+    mean acceptance (R,)."""
+
+    def one_rung(m, log_density, rung_params, k, replica):
+        return run_steps(bound.make(log_density, rung_params).step, k, replica, inner_steps,
+                         evals_and_acceptance)
+
+    keys = jax.random.split(key, ladder.num_rungs)
+    replicas, (n_evals, accept) = over_rungs(ladder, view, one_rung, params, keys, replicas)
+    return replicas, jnp.sum(n_evals * rung_costs(ladder)), accept / inner_steps
+
+
+def warm_rungs(ladder: TemperingLadder, bound: BoundKernel, key: jax.Array, state: PTState,
+               params: Any, num_steps: int) -> tuple[PTState, Any, jax.Array]:
+    """Each rung's inner kernel adapted on its own density, no swaps (rung-stacked ``params``),
+    all rungs as one batch."""
+
+    def one_rung(m, log_density, rung_params, k, replica):
+        return warmup_rung(bound, k, log_density, replica, rung_params, num_steps)
+
+    keys = jax.random.split(key, ladder.num_rungs)
+    replicas, tuned, n_evals = over_rungs(ladder, state.view, one_rung, params, keys,
+                                          state.replicas)
+    return state._replace(replicas=replicas), tuned, jnp.sum(n_evals * rung_costs(ladder))
+
+
+def _swap_stats(info: AlgorithmInfo) -> tuple[jax.Array, jax.Array]:
+    return info.stats[SWAP_PROB.name], info.stats[SWAP_PROPOSED.name]
+
+
+def _all_rungs_stats(model: Model, betas: tuple[float, ...], replicas: Any
+                     ) -> tuple[dict, jax.Array]:
+    """Every rung's index, U = log p(X | θ) and log weight (1 − β) U; the evaluations' cost.
+    U is read off the cached density, (h_m − log p(θ))/β_m; a rung at β = 0 (fixed ladders only)
+    evaluates log p(X | θ), counted."""
+    beta = jnp.asarray(betas, jnp.float64)
+    log_prior = jax.vmap(model.log_prior)(replicas.position)
+    energy = (replicas.logdensity - log_prior) / jnp.where(beta > 0, beta, 1.0)
+    at_prior = betas[-1] == 0.0  # only a ladder's last rung can be the prior
+    if at_prior:
+        energy = energy.at[-1].set(model.log_lik(replicas.position[-1]))
+    one_minus = 1.0 - beta
+    log_weight = jnp.where(one_minus == 0, 0.0, one_minus * energy)  # 0 · (−∞) = 0 at β = 1
+    rung, log_tempered, log_weight_stat = ALL_RUNGS_STATS
+    return {rung.name: jnp.arange(len(betas), dtype=jnp.int32), log_tempered.name: energy,
+            log_weight_stat.name: log_weight}, jnp.asarray(float(at_prior))

@@ -1,0 +1,87 @@
+"""Subsampled parallel tempering, SPT (seed 000 §3.1, Algorithm 1): parallel tempering whose
+rung m is the posterior given a subset X_m of N_m = round(β_m N) data points, h_m(θ) = log p(θ) +
+log p(X_m | θ) (Eq. 9), at cost (N_m/N)^α per evaluation (Eq. 10). The subsets are drawn when a
+chain starts and kept (``redraw=False``): each chain runs exact PT on a fixed ladder. The
+algorithm is :func:`tempering.algorithms.pt.algorithm.parallel_tempering`; this module only picks
+the ladder.
+
+With ``schedule=adaptive`` (the default) the β's, and so the subset sizes, are placed before the
+run by a pilot on masked subset ladders (:mod:`tempering.algorithms.pt.pilot`): the sizes are
+static shapes, so a compiled warmup cannot move them, and the chains' warmup adapts only the inner
+kernel. The resolved options record the placed schedule as ``start_betas``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Self
+
+from pydantic import Field, field_validator
+
+from tempering.algorithms.base import Algorithm
+from tempering.algorithms.cost_model import pt_predicted_cost
+from tempering.algorithms.options import SubsetOptions
+from tempering.algorithms.pt.sampler import PTOptions, build_over
+from tempering.algorithms.pt.stats import PT_STATS
+from tempering.algorithms.pt.summary import swap_lines, swap_summary
+from tempering.algorithms.spec import SamplerSpec
+from tempering.errors import UserInputError
+from tempering.ladders import adaptive_subset_ladder, subset_tempering_ladder
+from tempering.models.base import Model
+
+
+class SPTOptions(PTOptions, SubsetOptions):
+    """PT's options over a subset ladder; ``keep_all_rungs`` is refused (no power weights), and
+    the adaptive schedule ends at ``beta_min`` (a subset rung has one data point at least)."""
+
+    PRIOR_REFERENCE = False
+    REFERENCES = ("prior",)
+
+    inner: str = Field("rwm", description="any registered kernel (default rwm: subset rungs "
+                                          "are unrolled, and each HMC rung compiles a gradient)")
+
+    @field_validator("keep_all_rungs")
+    @classmethod
+    def _power_only(cls, value: bool) -> bool:
+        if value:
+            raise ValueError("only pt keeps every rung (subset rungs have no power weights)")
+        return value
+
+    def geometric_fallback(self, note: str) -> Self:
+        """These options on the fixed geometric ladder, with ``note`` saying why (the sampler's
+        facts carry it to the run file and the summary)."""
+        fallback = self.model_copy(update={"schedule": "geometric", "rungs": (
+            7 if self.rungs == "auto" else self.rungs)})
+        fallback._notes = [note]
+        return fallback
+
+    def resolve(self, model: Any) -> Self:
+        """The inner kernel's options and, for the adaptive schedule, the pilot's β's."""
+        resolved = super(PTOptions, self).resolve(model)
+        if resolved.schedule != "adaptive" or resolved.start_betas is not None:
+            return resolved
+        if model.log_lik_terms_fn is None:
+            if not self._schedule_by_default:
+                raise UserInputError(f"sampler.schedule: spt places an adaptive schedule with "
+                                     f"per-datum likelihood terms, which {model.name} does not "
+                                     "have; use schedule=geometric")
+            return resolved.geometric_fallback(
+                f"schedule: geometric, since the adaptive schedule's pilot masks per-datum "
+                f"likelihood terms, which {model.name} does not have (its likelihood on a "
+                f"subset is not a sum over points)")
+        ladder = adaptive_subset_ladder(model, resolved.betas(), subsets=resolved.subsets)
+        pilot = build_over(model, resolved, ladder, keep_all_rungs=None, adaptive=True,
+                           pilot=True)
+        return resolved.placed(model, pilot, choose_rungs=resolved.rungs == "auto")
+
+
+def build(model: Model, options: SPTOptions) -> Algorithm:
+    """SPT on subsets of ``options``' β's (fixed per chain)."""
+    ladder = subset_tempering_ladder(model, options.betas(), subsets=options.subsets,
+                                     redraw=False)
+    return build_over(model, options, ladder, keep_all_rungs=None)
+
+
+SPEC = SamplerSpec(
+    "spt", "subsampled parallel tempering, subsets fixed per chain (seed 000); also takes the "
+    "inner kernel's options", SPTOptions, build, PT_STATS, swap_summary, swap_lines,
+    predicted_cost=pt_predicted_cost)
