@@ -86,7 +86,7 @@ def test_a_killed_worker_is_replaced_and_the_draws_do_not_change(tmp_path, share
 
 
 def test_makespan_takes_the_longest_runs_first():
-    from tempering.experiments.vdm2014_runtime import makespan
+    from tempering.experiments.vdm2014.runtime import makespan
 
     assert makespan([5, 4, 3, 3, 2, 1], 1) == 18
     assert makespan([5, 4, 3, 3, 2, 1], 2) == 9  # 5+3+1 | 4+3+2
@@ -105,7 +105,7 @@ def test_reproduce_workers_only_where_the_runs_fan_out(tmp_path, capsys):
 @pytest.mark.slow  # a cluster and one vdm2014 run on it: ~30 s
 def test_vdm2014_runs_on_workers_give_the_local_draws(shared_cache):
     from tempering import dask_client
-    from tempering.experiments.vdm2014_runs import Runner, timed_run
+    from tempering.experiments.vdm2014.runs import Runner, timed_run
 
     config = ("mvn_mean", 64, 3, "pt", "rwm")
     runner = Runner(draws=20, chunks=2, log=lambda line: None)

@@ -20,7 +20,7 @@ import pytest
 from scipy import integrate, stats
 
 from tempering.experiments import EXPERIMENTS
-from tempering.experiments.gsk2010 import (
+from tempering.experiments.gsk2010.experiment import (
     Settings,
     mixture_cdf,
     mixture_log_pdf,

@@ -76,7 +76,8 @@ def test_imports_point_down(module, path):
     assert not upward, f"{module} imports upward: {upward}"
 
 
-@pytest.mark.parametrize("path", sorted((SRC / "experiments").glob("*.py")), ids=lambda p: p.name)
+@pytest.mark.parametrize("path", sorted((SRC / "experiments").rglob("*.py")),
+                         ids=lambda p: str(p.relative_to(SRC / "experiments")))
 def test_reproductions_use_the_public_api(path):
     private = []
     for imported, names in imports(path):

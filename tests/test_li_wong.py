@@ -21,12 +21,12 @@ import numpy as np
 import pytest
 
 from tempering.experiments import EXPERIMENTS
-from tempering.experiments import li_wong_paper as paper
-from tempering.experiments.li_wong import Settings, run
-from tempering.experiments.li_wong_bnn import BnnSettings, bnn_models, mint_step
-from tempering.experiments.li_wong_ee import EESettings
-from tempering.experiments.li_wong_logistic import LogisticSettings
-from tempering.experiments.li_wong_tied import TiedSettings, ratio_curve, scaling, tied_model
+from tempering.experiments.li_wong import paper
+from tempering.experiments.li_wong.bnn import BnnSettings, bnn_models, mint_step
+from tempering.experiments.li_wong.ee import EESettings
+from tempering.experiments.li_wong.experiment import Settings, run
+from tempering.experiments.li_wong.logistic import LogisticSettings
+from tempering.experiments.li_wong.tied import TiedSettings, ratio_curve, scaling, tied_model
 from tempering.models import mode_mass_ratio
 
 #: Part 2 at a size that only checks the plumbing (tests/test_li_wong_ee.py runs it).

@@ -21,9 +21,8 @@ import xarray as xr
 from cli_helpers import run_cli
 from test_li_wong import TINY
 
-from tempering.experiments import li_wong_paper as paper
-from tempering.experiments.li_wong import parts_to_run, run
-from tempering.experiments.li_wong_ee import (
+from tempering.experiments.li_wong import paper
+from tempering.experiments.li_wong.ee import (
     continued_levels,
     embedding,
     indicator_ess,
@@ -31,6 +30,7 @@ from tempering.experiments.li_wong_ee import (
     ring_shares,
     table3_rows,
 )
+from tempering.experiments.li_wong.experiment import parts_to_run, run
 from tempering.ladders.energy import mintee_batches
 
 

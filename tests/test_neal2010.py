@@ -17,8 +17,8 @@ import numpy as np
 import pytest
 
 from tempering.experiments import EXPERIMENTS
-from tempering.experiments.neal2010 import Settings, _run, run
-from tempering.experiments.neal2010_runs import mode_switches, runs, sigma_valley
+from tempering.experiments.neal2010.experiment import Settings, _run, run
+from tempering.experiments.neal2010.runs import mode_switches, runs, sigma_valley
 
 
 def test_sigma_valley_of_a_known_bimodal_sample():

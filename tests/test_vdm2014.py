@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 
 from tempering.algorithms.cost_model import pt_iteration_costs, tt_iteration_cost
-from tempering.experiments import vdm2014 as v
-from tempering.experiments import vdm2014_paper as paper
-from tempering.experiments.vdm2014_runs import initial_points, theta_star
+from tempering.experiments.vdm2014 import experiment as v
+from tempering.experiments.vdm2014 import paper
+from tempering.experiments.vdm2014.runs import initial_points, theta_star
 
 SEED_TEXT = Path(__file__).resolve().parents[2] / "shared" / "seeds" / "000_ae3132567955e81b.txt"
 

@@ -2,7 +2,7 @@
 falls below 0.005, on the 50-mode mixture (seed 003 §5.3): MINTEE (both subset modes), full-data
 EE and geometric PT at equal cost.
 
-The target is the li-wong part-2 mixture (:mod:`tempering.experiments.li_wong_ee`: k = 50 modes
+The target is the li-wong part-2 mixture (:mod:`tempering.experiments.li_wong.ee`: k = 50 modes
 of mass exactly 1/50, data at θ* = (2, 0, …, 0)), each sampler one chain from the origin with
 the paper's settings (γ = 1.4, α = 0.995, c = 10, p_ee = 0.1, H₀ = h(θ*)) on the ladder
 continued until m₁ ≈ n/γ (10 levels at n = 2000, 15 at n = 10⁴: the paper's 7 leave level 0
@@ -47,8 +47,8 @@ import numpy as np
 
 from tempering import get_sampler, sample
 from tempering.errors import UserInputError
-from tempering.experiments import li_wong_paper as paper
-from tempering.experiments.li_wong_ee import (
+from tempering.experiments.li_wong import paper
+from tempering.experiments.li_wong.ee import (
     EESettings,
     continued_levels,
     ee_model,
@@ -67,7 +67,7 @@ BURNIN = 100  # B = S per level: the start-up of 15 levels is 14 (B + S) = 2800 
 
 def contenders(model: Model, cfg: EESettings) -> dict[str, tuple[str, dict]]:
     """Label ↦ (sampler, options), all on the ladder continued to m₁ ≈ n/γ
-    (:func:`~tempering.experiments.li_wong_ee.continued_levels`): on the paper's 7 levels no
+    (:func:`~tempering.experiments.li_wong.ee.continued_levels`): on the paper's 7 levels no
     sampler's level 0 leaves its mode (li-wong part 2), so there would be nothing to time."""
     levels = continued_levels(cfg.n, cfg.top_batch, paper.EE_GAMMA)
     mintee, ee = energy_samplers(cfg, model, levels)

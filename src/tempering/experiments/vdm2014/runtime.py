@@ -3,11 +3,11 @@
 ``tempering reproduce vdm2014-runtime [--quick] --out DIR`` times the *inner* sampler (HMC or MH
 alone, compiled, no Python in the loop) at every full-size (model, N, |θ|, inner) that the full
 run uses, and predicts each tempering sampler's time per draw as that time multiplied by the cost
-model's ratio (:func:`tempering.experiments.vdm2014.predicted_ratio`, exact for the counted
-likelihood work). The full run's sampling time is then Σ_runs 3 chains × draws × time per draw.
-This neglects per-rung overheads that do not scale with N (they matter at small N, where the runs
-are cheap anyway) and the compilation of each run's chunk function, which is reported apart as the
-inner sampler's compile time times the number of rungs — a rough allowance, since tempering
+model's ratio (:func:`tempering.experiments.vdm2014.experiment.predicted_ratio`, exact for the
+counted likelihood work). The full run's sampling time is then Σ_runs 3 chains × draws × time per
+draw. This neglects per-rung overheads that do not scale with N (they matter at small N, where the
+runs are cheap anyway) and the compilation of each run's chunk function, which is reported apart as
+the inner sampler's compile time times the number of rungs — a rough allowance, since tempering
 samplers unroll one kernel per rung.
 
 Writes ``runtime.{md,csv}``; ``--quick`` times fewer steps (noisier, same configurations).
@@ -24,8 +24,8 @@ import numpy as np
 
 from tempering.algorithms import get_sampler
 from tempering.experiments.report import single_threaded_xla, write_table
-from tempering.experiments.vdm2014 import full_configs, predicted_ratio, settings
-from tempering.experiments.vdm2014_runs import (
+from tempering.experiments.vdm2014.experiment import full_configs, predicted_ratio, settings
+from tempering.experiments.vdm2014.runs import (
     BASE,
     LADDER_RUNGS,
     build_model,

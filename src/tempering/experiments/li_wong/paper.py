@@ -3,7 +3,8 @@
 part 2, MINTEE (§5.3, App. D).
 
 Everything here is copied from the paper's text; nothing is measured. Where the text is garbled
-or silent, the choice made by the reproduction is in :mod:`li_wong` (and its README), not here.
+or silent, the choice made by the reproduction is in :mod:`tempering.experiments.li_wong.experiment`
+(and its README), not here.
 """
 
 from __future__ import annotations

@@ -5,19 +5,19 @@ part 2, MINTEE.
 comma-separated ``--only`` subset of ``tied``, ``logistic``, ``bnn``, ``ee``) and writes their
 tables (Markdown + CSV), plots and a README into ``DIR``:
 
-- §4.1, Fig. 1 (:mod:`li_wong_tied`): tied-means mixture; MINT's mode-mass ratio against
-  iterations (20 runs, 1-SE bars) beside the exact grid ratio; sample contours of MINT and tempered
-  MCMC; SGLD and SGHMC as controls (``fig1_*``);
-- §4.2, Fig. 2, Fig. 5, Table 1 (:mod:`li_wong_logistic`): logistic regression on MNIST ones v
-  sevens; the CLT check of t = √m(μ̂ − μ); test accuracy against epochs and seconds for MINT,
-  tempered MCMC and MCMC (10 vmapped runs); MINT's batch beside the paper's copied batch sizes
-  (``fig2_*``, ``fig5_*``, ``table1*``);
-- §4.3.2, Fig. 3, Table 2 (:mod:`li_wong_bnn`): a 784–200–10 Bayesian neural network; test error
-  against epochs for SGD, SGD-M, SGLD, SGHMC, MINT and CMINT's final ensemble (``fig3_*``,
-  ``table2*``);
-- §5.3, App. D.2, Fig. 4, Table 3 (:mod:`li_wong_ee`): the 50-mode mixture; MINTEE (both subset
-  modes) beside full-data EE and plain MCMC; mode masses, ESS per data pass, ring percentages
-  (``fig4_*``, ``table3*``, ``ee_*``).
+- §4.1, Fig. 1 (:mod:`tempering.experiments.li_wong.tied`): tied-means mixture; MINT's mode-mass
+  ratio against iterations (20 runs, 1-SE bars) beside the exact grid ratio; sample contours of MINT
+  and tempered MCMC; SGLD and SGHMC as controls (``fig1_*``);
+- §4.2, Fig. 2, Fig. 5, Table 1 (:mod:`tempering.experiments.li_wong.logistic`): logistic regression
+  on MNIST ones v sevens; the CLT check of t = √m(μ̂ − μ); test accuracy against epochs and seconds
+  for MINT, tempered MCMC and MCMC (10 vmapped runs); MINT's batch beside the paper's copied batch
+  sizes (``fig2_*``, ``fig5_*``, ``table1*``);
+- §4.3.2, Fig. 3, Table 2 (:mod:`tempering.experiments.li_wong.bnn`): a 784–200–10 Bayesian neural
+  network; test error against epochs for SGD, SGD-M, SGLD, SGHMC, MINT and CMINT's final ensemble
+  (``fig3_*``, ``table2*``);
+- §5.3, App. D.2, Fig. 4, Table 3 (:mod:`tempering.experiments.li_wong.ee`): the 50-mode mixture;
+  MINTEE (both subset modes) beside full-data EE and plain MCMC; mode masses, ESS per data pass,
+  ring percentages (``fig4_*``, ``table3*``, ``ee_*``).
 
 Sizes. Full (the paper's): n = 10⁶ tied-means points, m = 1000, 10⁶ iterations × 20 runs, radius
 10⁻² (tempered MCMC, for the contours only, 2 runs × 20 000 full-data iterations; the controls
@@ -50,33 +50,32 @@ from pathlib import Path
 from typing import Any
 
 from tempering import UserInputError
-from tempering.experiments import li_wong_paper as paper
-from tempering.experiments import li_wong_plots as plots
-from tempering.experiments.li_wong_bnn import (
+from tempering.experiments.li_wong import paper, plots
+from tempering.experiments.li_wong.bnn import (
     CMINT_COLUMNS,
     TABLE2_COLUMNS,
     BnnSettings,
     run_bnn,
 )
-from tempering.experiments.li_wong_bnn import CURVE_COLUMNS as BNN_CURVE_COLUMNS
-from tempering.experiments.li_wong_ee import (
+from tempering.experiments.li_wong.bnn import CURVE_COLUMNS as BNN_CURVE_COLUMNS
+from tempering.experiments.li_wong.ee import (
     JUMP_COLUMNS,
     MASS_COLUMNS,
     TABLE3_COLUMNS,
     EESettings,
     run_ee,
 )
-from tempering.experiments.li_wong_logistic import (
+from tempering.experiments.li_wong.logistic import (
     CLT_COLUMNS,
     SUMMARY_COLUMNS,
     TABLE1_COLUMNS,
     LogisticSettings,
     run_logistic,
 )
-from tempering.experiments.li_wong_logistic import CURVE_COLUMNS as LOGISTIC_CURVE_COLUMNS
-from tempering.experiments.li_wong_readme import ee_section, write_readme
-from tempering.experiments.li_wong_tied import CURVE_COLUMNS as TIED_CURVE_COLUMNS
-from tempering.experiments.li_wong_tied import SHARE_COLUMNS, TiedSettings, run_tied
+from tempering.experiments.li_wong.logistic import CURVE_COLUMNS as LOGISTIC_CURVE_COLUMNS
+from tempering.experiments.li_wong.readme import ee_section, write_readme
+from tempering.experiments.li_wong.tied import CURVE_COLUMNS as TIED_CURVE_COLUMNS
+from tempering.experiments.li_wong.tied import SHARE_COLUMNS, TiedSettings, run_tied
 from tempering.experiments.report import single_threaded_xla, write_table
 from tempering.registry import RunnableSpec
 

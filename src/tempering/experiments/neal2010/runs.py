@@ -23,7 +23,7 @@ import jax
 import numpy as np
 
 from tempering.algorithms import get_sampler
-from tempering.experiments import neal2010_paper as paper
+from tempering.experiments.neal2010 import paper
 from tempering.experiments.timing import TimedChains, time_chains
 from tempering.models import Model
 

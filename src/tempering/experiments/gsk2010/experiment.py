@@ -2,8 +2,8 @@
 
 ``tempering reproduce gsk2010 [--quick] --out DIR`` runs simulated tempering (ST, seed 001 §2;
 :mod:`tempering.algorithms.st.sampler`) with tgp's default ladder (geometric, m = 40 rungs, k_min =
-0.1; see :mod:`gsk2010_paper`) and compares three estimators built from the same draws
-(:mod:`tempering.estimators.importance`): *st* (cold-rung draws only, λ = (1, 0, …, 0)),
+0.1; see :mod:`tempering.experiments.gsk2010.paper`) and compares three estimators built from the
+same draws (:mod:`tempering.estimators.importance`): *st* (cold-rung draws only, λ = (1, 0, …, 0)),
 *naive* IT (λ_i ∝ W_i, Eq. 2) and *optimal* IT (λ_i ∝ ℓ_i, Proposition 2.1). It writes:
 
 - ``table2_mixture.{md,csv}`` (§3.1, Table 2): the two-normal toy, R independent ST runs; per run
@@ -54,9 +54,9 @@ from tempering.estimators import (
     importance_tempering,
     rung_sums,
 )
-from tempering.experiments import gsk2010_paper as paper
-from tempering.experiments.gsk2010_paper import ESTIMATORS
-from tempering.experiments.gsk2010_readme import write_readme
+from tempering.experiments.gsk2010 import paper
+from tempering.experiments.gsk2010.paper import ESTIMATORS
+from tempering.experiments.gsk2010.readme import write_readme
 from tempering.experiments.report import fmt_number, single_threaded_xla, write_table
 from tempering.models import Model, ParamSpec, changepoint_exact_posterior
 from tempering.registry import RunnableSpec

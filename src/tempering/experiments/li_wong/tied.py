@@ -35,8 +35,8 @@ import jax.numpy as jnp
 import numpy as np
 
 from tempering.algorithms import get_sampler
-from tempering.experiments import li_wong_paper as paper
-from tempering.experiments.li_wong_loop import Driver, pilot_params
+from tempering.experiments.li_wong import paper
+from tempering.experiments.li_wong.loop import Driver, pilot_params
 from tempering.models import Model, get_model, mode_mass_ratio, tied_means_grid_log_density
 
 SEED = 41

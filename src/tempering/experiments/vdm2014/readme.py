@@ -1,7 +1,7 @@
 """The README of the van de Meent, Paige & Wood (2014) reproduction: settings, how the numbers
 are computed, and the cost ratios and ESS/s rankings beside the paper's
-(:mod:`tempering.experiments.vdm2014` runs them). One function per section; ``cfg`` is that
-module's ``Settings``."""
+(:mod:`tempering.experiments.vdm2014.experiment` runs them). One function per section; ``cfg`` is
+that module's ``Settings``."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ from typing import Any
 
 import numpy as np
 
-from tempering.experiments import vdm2014_paper as paper
-from tempering.experiments.vdm2014_plots import TEMPERING
+from tempering.experiments.vdm2014 import paper
+from tempering.experiments.vdm2014.plots import TEMPERING
 
 
 def rankings(rows: Sequence[dict], key: str) -> dict[tuple, list[str]]:
@@ -82,9 +82,9 @@ Total wall time of this run: {wall / 60:.1f} min (2 shared CPU cores).
   {cfg.table2_n_hmc} (HMC), {cfg.table2_n_mh} (MH). Fig. 2: the Table-1 HMC runs at
   |θ| = {cfg.fig2_dim}.
 - The full run (no `--quick`) uses the paper's N and |θ| (listed in `settings()` of
-  `tempering/experiments/vdm2014.py`) and 4000 draws per chain (the paper gives no count).
-  `tempering reproduce vdm2014-runtime` estimates its runtime from timings of the inner sampler
-  at every full-size (N, |θ|) times the cost model's ratio per sampler.
+  `tempering/experiments/vdm2014/experiment.py`) and 4000 draws per chain (the paper gives no
+  count). `tempering reproduce vdm2014-runtime` estimates its runtime from timings of the inner
+  sampler at every full-size (N, |θ|) times the cost model's ratio per sampler.
 
 """
 

@@ -6,7 +6,7 @@ import math
 from pathlib import Path
 from typing import Any
 
-from tempering.experiments import li_wong_paper as paper
+from tempering.experiments.li_wong import paper
 from tempering.experiments.report import fmt_number
 
 ACCURACY_LEVEL = 0.95

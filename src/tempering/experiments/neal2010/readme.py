@@ -1,5 +1,5 @@
 """The README of the Neal (2010) reproduction: settings, the data check, and each of the paper's
-claims (:data:`~tempering.experiments.neal2010_paper.TEXT_CLAIMS`) against our medians over
+claims (:data:`~tempering.experiments.neal2010.paper.TEXT_CLAIMS`) against our medians over
 seeds, with a verdict computed from the numbers."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from tempering.experiments import neal2010_paper as paper
+from tempering.experiments.neal2010 import paper
 from tempering.experiments.report import fmt_number
 
 RUNS_NOTE = ("rejection: the range over variables (and seeds) of the share of iterations that "

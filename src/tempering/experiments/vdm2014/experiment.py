@@ -25,16 +25,16 @@ from pathlib import Path
 
 from tempering import dask_client
 from tempering.algorithms import SAMPLERS, paper_cost_ratios
-from tempering.experiments import vdm2014_paper as paper
 from tempering.experiments.report import single_threaded_xla, write_table
-from tempering.experiments.vdm2014_plots import (
+from tempering.experiments.vdm2014 import paper
+from tempering.experiments.vdm2014.plots import (
     ALL_SAMPLERS,
     plot_ess_vs_n,
     plot_rhat,
     plot_walltime,
 )
-from tempering.experiments.vdm2014_readme import write_readme
-from tempering.experiments.vdm2014_runs import (
+from tempering.experiments.vdm2014.readme import write_readme
+from tempering.experiments.vdm2014.runs import (
     BASE,
     HMC_STEPS,
     INNER_LABEL,

@@ -44,7 +44,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from tempering import get_model, get_sampler, sample
-from tempering.experiments import li_wong_paper as paper
+from tempering.experiments.li_wong import paper
 from tempering.models import Model, mode_index
 
 SEED = 3

@@ -3,7 +3,7 @@ variables such as Gaussian process regression* (seed 004, §3).
 
 ``tempering reproduce neal2010 [--quick] --out DIR`` fits model ``gp_neal2010`` (Eq. 28 with its
 priors) to Eq. 27's synthetic data (n = 100, p = 12, data seed 1) and runs, on one budget of slow
-evaluations (:mod:`~tempering.experiments.neal2010_runs`): joint random-walk Metropolis with
+evaluations (:mod:`~tempering.experiments.neal2010.runs`): joint random-walk Metropolis with
 s = 0.25 and 0.35 (Fig. 2), single-variable Metropolis with η and σ fast, with and without 49
 extra fast updates (Fig. 3), the independent, exchangeable and grid ensembles with η and σ fast
 (eigen split, Fig. 4) and with η alone fast (Cholesky split, Fig. 5), and NUTS on the wall clock
@@ -32,10 +32,9 @@ from pathlib import Path
 import numpy as np
 
 from tempering.algorithms import get_sampler
-from tempering.experiments import neal2010_paper as paper
-from tempering.experiments import neal2010_readme as readme
-from tempering.experiments.neal2010_plots import plot_sigma_modes, plot_traces
-from tempering.experiments.neal2010_runs import (
+from tempering.experiments.neal2010 import paper, readme
+from tempering.experiments.neal2010.plots import plot_sigma_modes, plot_traces
+from tempering.experiments.neal2010.runs import (
     Run,
     measure,
     run_metropolis,
@@ -75,7 +74,7 @@ def settings(quick: bool) -> Settings:
 
 def pilot_modes(model: Model, cfg: Settings) -> tuple[np.ndarray, dict[str, float] | None]:
     """log σ from four chains of the Cholesky grid ensemble (the cheapest good mixer) and its
-    modes (:func:`~tempering.experiments.neal2010_runs.sigma_valley`)."""
+    modes (:func:`~tempering.experiments.neal2010.runs.sigma_valley`)."""
     p = model.dim - 2
     run = next(r for r in runs(p) if r.key == "grid-Cholesky")
     algorithm = get_sampler(run.sampler, model, **run.options)

@@ -1,6 +1,6 @@
 """The README of the Gramacy, Samworth & King (2010) reproduction: settings, the three parts'
-figures beside the paper's, and where they agree (:mod:`tempering.experiments.gsk2010` runs
-them). One function per section; ``cfg`` is that module's ``Settings``."""
+figures beside the paper's, and where they agree (:mod:`tempering.experiments.gsk2010.experiment`
+runs them). One function per section; ``cfg`` is that module's ``Settings``."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from tempering.experiments import gsk2010_paper as paper
-from tempering.experiments.gsk2010_paper import ESTIMATORS
+from tempering.experiments.gsk2010 import paper
+from tempering.experiments.gsk2010.paper import ESTIMATORS
 from tempering.experiments.report import fmt_number as f
 
 QUICK_NOTE = ("- `--quick` shrinks R, draws and warmup (above); the full run's settings are in "

@@ -33,8 +33,8 @@ import numpy as np
 import optax
 
 from tempering.algorithms import get_sampler
-from tempering.experiments import li_wong_paper as paper
-from tempering.experiments.li_wong_loop import Driver
+from tempering.experiments.li_wong import paper
+from tempering.experiments.li_wong.loop import Driver
 from tempering.models import Model, get_model
 
 SEED = 43
@@ -68,7 +68,7 @@ class OptState(NamedTuple):
 
 
 class Optimiser(NamedTuple):
-    """An optax optimiser in the shape :class:`~li_wong_loop.Driver` runs."""
+    """An optax optimiser in the shape :class:`~tempering.experiments.li_wong.loop.Driver` runs."""
 
     init: Any
     step: Any

@@ -27,8 +27,8 @@ import numpy as np
 from scipy import stats
 
 from tempering.algorithms import get_sampler
-from tempering.experiments import li_wong_paper as paper
-from tempering.experiments.li_wong_loop import Driver, log_checkpoints, pilot_params
+from tempering.experiments.li_wong import paper
+from tempering.experiments.li_wong.loop import Driver, log_checkpoints, pilot_params
 from tempering.models import Model, get_model
 
 SEED = 42
