@@ -19,7 +19,7 @@ $(STAMP): pyproject.toml constraints.txt | $(BIN)/python
 demo: $(STAMP)
 	$(BIN)/tempering demo
 
-# Debian's Chromium, which tests/test_html_report.py drives through Playwright (needs root to
+# Debian's Chromium, which tests/cli/test_html_report.py drives through Playwright (needs root to
 # install; the test fails without it).
 browser:
 	@command -v chromium >/dev/null || (apt-get update && apt-get install -y chromium)

@@ -35,6 +35,7 @@ if (os.environ.get("TEMPERING_TEST_XLA_OPTIMIZE", "0") != "1"
 
 import jax  # noqa: E402
 import pytest  # noqa: E402
+from samplers_table import SAMPLERS_TABLE  # noqa: E402
 
 import tempering  # noqa: E402, F401
 
@@ -52,9 +53,9 @@ def pytest_sessionfinish(session, exitstatus):
         shutil.rmtree(_CACHE, ignore_errors=True)
 
 
-#: Samplers whose rerun in tests/test_registry.py recompiles for 3-6 s: make test-slow (their run
-#: files are still checked in make test).
-SLOW_RERUNS = {"ee", "mintee", "tt_approx", "discretizing_chain", "st", "stt", "nuts"}
+#: Samplers whose rerun in the registry's checks recompiles for 3-6 s: make test-slow (their run
+#: files are still checked in make test); the samplers table says which.
+SLOW_RERUNS = {name for name, row in SAMPLERS_TABLE.items() if row.slow_rerun}
 
 
 @pytest.hookimpl(tryfirst=True)  # before -m deselects by marker

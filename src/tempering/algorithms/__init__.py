@@ -18,7 +18,7 @@ is its own map and lists its samplers (``SPECS``):
   (``ensemble``, ``coordinate_rwm``).
 
 A family imports the shared modules and its own, never another family
-(``tests/test_layers.py``).
+(``tests/package/test_layers.py``).
 """
 
 from tempering.algorithms.base import Algorithm, AlgorithmInfo, Stat

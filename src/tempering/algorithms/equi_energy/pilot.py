@@ -54,9 +54,9 @@ Placement (:func:`place_ladder`):
    H_{k+1} = H_k + c T_k, which an explicit ladder keeps, spaces them by T_k alone, whatever the
    dimension.) Measured on that mixture (median changes of ordering at level 0 in 4000 draws,
    16 chains): quantile 0.5: 168, 0.9: 122–128, 0.99: 76, the fixed ladder (c = 10, T_max
-   20, 5 levels, from the pilot's point) 40; 0.5 also on
-   the n = 300 mixture of ``tests/test_ee_auto.py`` (164 against 132), but on ``modes2d`` its
-   shares were further from the exact weights (mode 0: 0.263 against 0.142; 0.9: 0.123).
+   20, 5 levels, from the pilot's point) 40; 0.5 also on the n = 300 mixture of
+   ``tests/equi_energy/test_ee_auto.py`` (164 against 132), but on ``modes2d`` its shares were
+   further from the exact weights (mode 0: 0.263 against 0.142; 0.9: 0.123).
 
 The pilot is counted: :class:`EEPilotRecord` goes into the sampler's facts as ``pilot``, and the
 driver adds its seconds and cost (full-data evaluations) to the run's (``wall_seconds_pilot``,

@@ -125,7 +125,8 @@ def test_untempered_sampler_stays_in_its_starting_mode(mixture):
 
 
 # SPT with HMC and DEO (~14 s) and STT with HMC (~16 s: five unrolled subset rungs of HMC) run in
-# make test-slow; tests/test_vdm2014.py checks SPT's counted cost (with MH) against the cost model
+# make test-slow; tests/reproductions/test_vdm2014.py checks SPT's counted cost (with MH)
+# against the cost model
 # in make test, and STT's is checked there with RWM
 COST_CASES = [("pt", "rwm", "sweep"),
               pytest.param("spt", "hmc", "deo", marks=pytest.mark.slow), ("tt", "rwm", None),

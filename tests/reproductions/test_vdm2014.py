@@ -13,7 +13,7 @@ from tempering.experiments.vdm2014 import experiment as v
 from tempering.experiments.vdm2014 import paper
 from tempering.experiments.vdm2014.runs import initial_points, theta_star
 
-SEED_TEXT = Path(__file__).resolve().parents[2] / "shared" / "seeds" / "000_ae3132567955e81b.txt"
+SEED_TEXT = Path(__file__).resolve().parents[3] / "shared" / "seeds" / "000_ae3132567955e81b.txt"
 
 
 @pytest.mark.parametrize(("table", "inner", "dim", "sampler", "value", "star"), [

@@ -29,7 +29,7 @@ from tempering.experiments.li_wong.logistic import LogisticSettings
 from tempering.experiments.li_wong.tied import TiedSettings, ratio_curve, scaling, tied_model
 from tempering.models import mode_mass_ratio
 
-#: Part 2 at a size that only checks the plumbing (tests/test_li_wong_ee.py runs it).
+#: Part 2 at a size that only checks the plumbing (tests/reproductions/test_li_wong_ee.py runs it).
 TINY_EE = EESettings(n=2000, top_batch=50, burnin=50, stagger=50, warmup=50, draws=300,
                      ee_draws=100, control_draws=100, capacity=200, embed_points=200)
 

@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 from cli_helpers import run_cli
 from pydantic import PositiveFloat
+from samplers_table import SAMPLERS_TABLE, TINY_MVN
 
 from tempering import SAMPLERS, get_model, get_sampler, load_run, rerun, run_and_save
 from tempering.algorithms import Algorithm, AlgorithmInfo, SamplerSpec, Stat
@@ -26,23 +27,6 @@ from tempering.models import Model
 from tempering.numerics import metropolis, select
 from tempering.run.output import run_attr
 
-#: The tiny model each sampler runs on: the multivariate-Gaussian mean (any sampler with a data
-#: axis), the change-point layout for the reversible-jump kernel, a small GP with fast/slow
-#: splits for the ensemble sampler.
-TINY_MVN = ("mvn_mean", {"n": 20, "dim": 2, "data_seed": 3})
-TINY_MODEL = {"rj_changepoint": ("changepoint", {"k_max": 3}),
-              "ensemble": ("gp_neal2010", {"n": 12})}
-#: Options that keep every sampler small (few rungs, few inner steps).
-SMALL = {"pt": {"rungs": 3, "step_size": 0.3}, "spt": {"rungs": 3},
-         "tt": {"rungs": 3, "inner_steps": 2}, "stt": {"rungs": 3, "inner_steps": 2},
-         "st": {"rungs": 3, "step_size": 0.3}, "discretizing_chain": {"m": 8, "r": 2},
-         "tt_approx": {"sizes": [10, 5]}, "rj_changepoint": {"moves": 2}, "mint": {"batch": 5},
-         "cmint": {"batch": 5, "round_epochs": 2, "decay_epochs": 1}, "sgld": {"batch": 5},
-         "sghmc": {"batch": 5, "num_integration_steps": 2},
-         "ee": {"levels": 3, "burnin": 4, "stagger": 4, "pilot": 4, "capacity": 8},
-         "mintee": {"levels": 3, "batch": 4, "gamma": 1.5, "burnin": 4, "stagger": 4, "pilot": 4,
-                    "capacity": 8},
-         "ensemble": {"size": 4}}
 #: No warmup: these checks are about the run file's shape and the rerun, and the warmup program is
 #: the larger of a sampler's two compilations (~1 min of the suite); each sampler's own tests run
 #: its warmup, and test_rerun_follows_the_recorded_layout_and_thinning reruns one with warmup.
@@ -50,7 +34,16 @@ RUN = {"chains": 2, "draws": 12, "warmup": 0, "thin": 1, "seed": 4, "progress": 
 
 
 def tiny(name: str) -> tuple[str, dict]:
-    return TINY_MODEL.get(name, TINY_MVN)
+    return SAMPLERS_TABLE[name].model
+
+
+def small(name: str) -> dict[str, Any]:
+    return SAMPLERS_TABLE[name].options
+
+
+def test_every_sampler_has_a_row():
+    """A sampler registered without a row in ``samplers_table`` fails here."""
+    assert sorted(SAMPLERS_TABLE) == sorted(SAMPLERS.names())
 
 
 @pytest.fixture(scope="module", params=SAMPLERS.names())
@@ -59,7 +52,7 @@ def sampled(request, tmp_path_factory):
     name = request.param
     model_name, model_options = tiny(name)
     out = tmp_path_factory.mktemp(name) / "run.nc"
-    run_and_save(model_name, name, {"model": model_options, "sampler": SMALL.get(name, {})},
+    run_and_save(model_name, name, {"model": model_options, "sampler": small(name)},
                  chain_method="vmap", out=out, **RUN)
     return name, out
 
@@ -68,7 +61,7 @@ def test_run_file_holds_exactly_the_declared_statistics(sampled):
     name, path = sampled
     spec = SAMPLERS.get(name)
     model_name, model_options = tiny(name)
-    algorithm = get_sampler(name, get_model(model_name, **model_options), **SMALL.get(name, {}))
+    algorithm = get_sampler(name, get_model(model_name, **model_options), **small(name))
     stats = load_run(path).sample_stats
     declared = {stat.name: stat for stat in COMMON_STATS + algorithm.stats}
     assert set(stats.data_vars) == set(declared)
@@ -90,7 +83,7 @@ def test_options_round_trip(sampled):
     assert again == rebuilt.options
 
 
-# (the reruns of the samplers in conftest.SLOW_RERUNS run in make test-slow)
+# (the reruns of the rows with slow_rerun in samplers_table run in make test-slow)
 def test_rerun_reproduces_the_posterior_bit_for_bit(sampled, tmp_path):
     name, path = sampled
     again = rerun(path, tmp_path / "again.nc")

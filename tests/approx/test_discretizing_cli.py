@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
-from test_cli import run_cli
+from cli_helpers import run_cli
 
 from tempering.run.output import load_run, run_attr
 

@@ -67,7 +67,7 @@ def _check(options: dict, draws: int = 2500, warmup: int = 200) -> float:
                  marks=pytest.mark.slow),  # (the exact enumeration covers it in make test)
     pytest.param({"ensemble": "grid", "size": 7, "slow_kernel": "nuts", "step_size": 8.0},
                  marks=pytest.mark.slow),  # (~19 s; the ensemble's NUTS path runs in
-    # tests/test_bench_ensemble.py's tables in make test)
+    # tests/bench/test_bench_ensemble.py's tables in make test)
 ], ids=["grid", "markov", "exchangeable-shifted", "grid-nuts"])
 def test_known_gaussian(options):
     """With NUTS, dual averaging over the ensemble iterations in 400 warmup steps brings the

@@ -56,10 +56,10 @@ def test_warmup_does_not_grow_with_the_ladder(reference, fewest):
     assert large < 1.05 * small, (small, large)
 
 
-@pytest.mark.slow  # ~19 s (budget); tests/test_driver.py checks layouts for every chain method
+@pytest.mark.slow  # ~19 s (budget); tests/run/test_driver.py checks layouts for every chain method
 def test_same_draws_whatever_the_chain_layout():
     """PT with the adaptive schedule and its inner kernel tuned per rung (RWM: the cheaper
-    compile; HMC's default path runs in tests/test_pt_defaults.py): vmap and sequential chains,
+    compile; HMC's default path runs in tests/pt/test_pt_defaults.py): vmap and sequential chains,
     and a one-chain run against chain 0 of two."""
     model = get_model("gauss_mixture", dim=2)
     algorithm = get_sampler("pt", model, rungs=5, inner="rwm")

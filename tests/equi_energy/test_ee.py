@@ -226,7 +226,7 @@ def test_jump_with_the_printed_indices_is_caught():
         _check(shares, weights)
 
 
-# ~21 s each: make test-slow (tests/test_registry.py reruns MINTEE bit for bit in make test)
+# ~21 s each: make test-slow (tests/samplers/test_registry.py reruns MINTEE bit for bit)
 @pytest.mark.parametrize("subsets", ["fixed", "random"])
 @pytest.mark.slow
 def test_same_keys_same_draws(subsets):
@@ -241,7 +241,7 @@ def test_same_keys_same_draws(subsets):
                                   runs[1].posterior["theta"].values)
 
 
-@pytest.mark.slow  # ~15 s; the ring and jump statistics are checked in tests/test_registry.py
+@pytest.mark.slow  # ~15 s; the ring and jump statistics: tests/samplers/test_registry.py
 def test_cli_summary_shows_rings_and_jumps(tmp_path, capsys):
     out = tmp_path / "m.nc"
     code, _, err = run_cli(["sample", "--model", "modes2d", "--sampler", "mintee",

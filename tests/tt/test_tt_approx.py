@@ -32,7 +32,7 @@ def grid(model):
 
 
 # the slice sampler (§6.2's standard method, ~7 s) in make test-slow: its exactness is checked on
-# analytic posteriors in tests/test_samplers_mvn.py
+# analytic posteriors in tests/samplers/test_samplers_mvn.py
 @pytest.mark.parametrize("sampler, options", [
     pytest.param("slice", {}, marks=pytest.mark.slow),
     ("tt_approx", {"approx": "sod", "sizes": [24, 16]}),

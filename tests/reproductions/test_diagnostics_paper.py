@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-_PAPER_PATH = Path(__file__).resolve().parents[1] / "src" / "tempering" / "estimators" / "paper.py"
+_PAPER_PATH = Path(__file__).resolve().parents[2] / "src" / "tempering" / "estimators" / "paper.py"
 _spec = importlib.util.spec_from_file_location("_tempering_estimators_paper", _PAPER_PATH)
 assert _spec is not None and _spec.loader is not None
 paper = importlib.util.module_from_spec(_spec)

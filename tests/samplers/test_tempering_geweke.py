@@ -93,7 +93,7 @@ CASES = cases(
 )
 
 
-# TT with the slice sweep (~13 s; its reversal is checked in tests/test_geweke.py) in make test-slow
+# TT with the slice sweep (~13 s; its reversal: tests/samplers/test_geweke.py) in make test-slow
 @pytest.mark.parametrize("case", [pytest.param(c, marks=pytest.mark.slow) if c.name == "tt_slice"
                                   else c for c in CASES], ids=lambda c: c.name)
 def test_tempering_geweke(case):

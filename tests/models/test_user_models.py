@@ -25,7 +25,7 @@ numpyro = pytest.importorskip("numpyro")
 dist = pytest.importorskip("numpyro.distributions")
 util = pytest.importorskip("numpyro.infer.util")
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 EIGHT = "examples/eight_schools.py:model"
 LOGISTIC = "examples/logistic_regression.py:model"
 #: NumPyro's NUTS on examples/eight_schools.py (target_accept 0.9, 4 chains × 25 000 draws after
@@ -260,7 +260,7 @@ def test_our_nuts_matches_numpyros_nuts(eight_run):
         assert abs(z_combined(posterior[name].values, mean, mcse)) < Z_BOUND, name
 
 
-@pytest.mark.slow  # ~5 s; tests/test_registry.py and test_checkpoint.py rebuild runs in make test
+@pytest.mark.slow  # ~5 s; test_registry.py and test_checkpoint.py rebuild runs in make test
 def test_rerun_of_a_file_model_is_identical(eight_run, tmp_path, monkeypatch):
     monkeypatch.chdir(ROOT)
     again = tempering.rerun(eight_run[1], tmp_path / "again.nc")

@@ -24,7 +24,7 @@ from tempering.run.output import load_run, save_run
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-ARTEFACT = Path(__file__).resolve().parents[1] / "test-artifacts" / "report.png"
+ARTEFACT = Path(__file__).resolve().parents[2] / "test-artifacts" / "report.png"
 HOSTILE = "<script>alert(1)</script>"
 TINY = dict(chains=2, draws=200, warmup=0, seed=1, chain_method="vmap", thin=1, progress=False)
 
