@@ -262,6 +262,9 @@ def coal_exact():
     return changepoint_exact_posterior(get_model("changepoint"))
 
 
+# The coal-mining chains take ~22 s: make test-slow. The kernel's exactness stays in make test
+# (test_geweke and the registry's checks above).
+@pytest.mark.slow
 def test_coal_posterior_matches_exact_answer():
     model = get_model("changepoint")
     draws, stats = coal_chains()
@@ -279,6 +282,7 @@ def test_coal_posterior_matches_exact_answer():
     assert stats["evals_per_step"] == MOVES
 
 
+@pytest.mark.slow
 def test_coal_posterior_published_figures():
     """Green (1995): k of 1–3 most probable; Jarrett's data: the main drop near 1890, from about
     3.1 to about 0.9 disasters a year."""

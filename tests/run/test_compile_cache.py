@@ -1,16 +1,14 @@
 """The command line's persistent compilation cache (:mod:`tempering.compile_cache`): where it
 lives, that it can be switched off, that a cache configured before is kept, and that a bench's
-cache is a fresh one. The folder choices are read in-process; switching the cache on needs a
-fresh JAX (this session's cache is configured by conftest), so that part runs in a subprocess."""
+cache is a fresh one. Switching it on runs in-process with the session's cache (conftest's)
+unset for the test and put back after it."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import jax
+import jax.numpy as jnp
 
 from tempering import compile_cache
 
@@ -44,29 +42,21 @@ def test_a_fresh_cache_is_empty_and_the_old_one_comes_back():
             jax.config.jax_persistent_cache_min_compile_time_secs) == before
 
 
-ENABLE_AND_COMPILE = """
-import jax, jax.numpy as jnp
-from tempering import compile_cache
-folder = compile_cache.enable()
-print(folder)
-if folder is not None:
-    jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.0)
-jax.jit(lambda x: jnp.sin(x) * 2.0).lower(jnp.ones(3)).compile()
-"""
-
-
-def _enable_in_a_fresh_process(setting: str) -> tuple[str, int]:
-    env = {k: v for k, v in os.environ.items() if k != "TEMPERING_TEST_JAX_CACHE"}
-    env[compile_cache.ENVIRONMENT] = setting
-    done = subprocess.run([sys.executable, "-c", ENABLE_AND_COMPILE], env=env, check=True,
-                          capture_output=True, text=True)
-    return done.stdout.strip(), done.returncode
-
-
-def test_enabled_the_cache_keeps_compiled_programs_and_off_keeps_none(tmp_path):
+def test_enabled_the_cache_keeps_compiled_programs(tmp_path, monkeypatch):
+    """With no cache configured, ``enable`` switches JAX's on in the folder the environment
+    names, and a compiled program lands there. The session's cache is put back afterwards."""
+    names = ("jax_compilation_cache_dir", "jax_persistent_cache_min_compile_time_secs",
+             "jax_persistent_cache_min_entry_size_bytes", "jax_compilation_cache_max_size")
+    before = {name: getattr(jax.config, name) for name in names}
     folder = tmp_path / "cache"
-    printed, _ = _enable_in_a_fresh_process(str(folder))
-    assert printed == str(folder)
-    assert any(folder.iterdir())  # the compiled program is on disk
-    printed, _ = _enable_in_a_fresh_process("off")
-    assert printed == "None"
+    monkeypatch.setenv(compile_cache.ENVIRONMENT, str(folder))
+    try:
+        jax.config.update("jax_compilation_cache_dir", None)
+        assert compile_cache.enable() == folder
+        assert jax.config.jax_compilation_cache_dir == str(folder)
+        jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.0)
+        jax.jit(lambda x: jnp.sin(x) * 3.25).lower(jnp.ones(5)).compile()
+        assert any(folder.iterdir())  # the compiled program is on disk
+    finally:
+        for name, value in before.items():
+            jax.config.update(name, value)
