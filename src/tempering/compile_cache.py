@@ -29,6 +29,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import jax
+from jax.experimental.compilation_cache import compilation_cache as jax_cache
 
 #: Environment variable naming the cache's folder, or ``off``/``0``/empty to switch it off.
 ENVIRONMENT = "TEMPERING_COMPILE_CACHE"
@@ -58,7 +59,8 @@ def chosen_directory() -> Path | None:
 def enable(directory: str | Path | None = None) -> Path | None:
     """Switch JAX's persistent compilation cache on in ``directory`` (default: the one the
     environment chooses, :func:`chosen_directory`); returns the folder, or ``None`` when the
-    environment switches it off. A cache JAX already has (``jax_compilation_cache_dir`` set by
+    environment switches it off. It takes effect even after earlier compilations (JAX's cache is
+    reset to open in the new folder). A cache JAX already has (``jax_compilation_cache_dir`` set by
     the caller, or by the test suite) is kept as it is, and its folder returned. A folder that
     cannot be created leaves the cache off (compiling is only slower)."""
     current = getattr(jax.config, "jax_compilation_cache_dir", None)
@@ -75,6 +77,7 @@ def enable(directory: str | Path | None = None) -> Path | None:
     jax.config.update("jax_persistent_cache_min_compile_time_secs", MIN_SECONDS)
     jax.config.update("jax_persistent_cache_min_entry_size_bytes", 0)
     jax.config.update("jax_compilation_cache_max_size", MAX_BYTES)
+    jax_cache.reset_cache()  # JAX opens its cache once, at the first compilation: reopen it here
     return folder
 
 
@@ -88,8 +91,10 @@ def fresh() -> Iterator[Path]:
     with tempfile.TemporaryDirectory(prefix="tempering-compile-cache-") as folder:
         for name, value in zip(names, (folder, MIN_SECONDS, 0), strict=True):
             jax.config.update(name, value)
+        jax_cache.reset_cache()  # JAX keeps the cache it opened first unless it is reset
         try:
             yield Path(folder)
         finally:
             for name, value in before.items():
                 jax.config.update(name, value)
+            jax_cache.reset_cache()

@@ -2,9 +2,9 @@
 tree-wise select, and "run a transition n steps".
 
 This module sits below ``models``, ``gp``, ``kernels`` and ``algorithms`` and imports nothing from
-the package. Its rules are the package's conventions (DESIGN.md): numerical trouble inside a chain
-(NaN, a failed Cholesky, overflow) is a rejected proposal, never a crash, so a log density that is
-not finite is read as −∞ and a NaN acceptance log-ratio rejects.
+the package. Its rules are the package's conventions (docs/architecture.md): numerical trouble
+inside a chain (NaN, a failed Cholesky, overflow) is a rejected proposal, never a crash, so a log
+density that is not finite is read as −∞ and a NaN acceptance log-ratio rejects.
 """
 
 from __future__ import annotations

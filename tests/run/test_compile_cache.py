@@ -9,6 +9,7 @@ from pathlib import Path
 
 import jax
 import jax.numpy as jnp
+from jax.experimental.compilation_cache import compilation_cache as jax_cache
 
 from tempering import compile_cache
 
@@ -31,12 +32,18 @@ def test_a_cache_configured_before_is_kept(tmp_path):
     assert jax.config.jax_compilation_cache_dir == before
 
 
-def test_a_fresh_cache_is_empty_and_the_old_one_comes_back():
+def test_a_fresh_cache_is_empty_used_and_the_old_one_comes_back():
+    """Programs compiled inside ``fresh`` land in its folder, even after this session has
+    compiled (JAX opens its cache once unless it is reset)."""
+    jax.jit(lambda x: x * 2.5).lower(jnp.ones(2)).compile()  # the session's cache is open
     before = (jax.config.jax_compilation_cache_dir,
               jax.config.jax_persistent_cache_min_compile_time_secs)
     with compile_cache.fresh() as folder:
         assert folder.is_dir() and not any(folder.iterdir())
         assert jax.config.jax_compilation_cache_dir == str(folder)
+        jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.0)
+        jax.jit(lambda x: jnp.tan(x) * 7.5).lower(jnp.ones(6)).compile()
+        assert any(folder.iterdir())
     assert not folder.exists()
     assert (jax.config.jax_compilation_cache_dir,
             jax.config.jax_persistent_cache_min_compile_time_secs) == before
@@ -60,3 +67,4 @@ def test_enabled_the_cache_keeps_compiled_programs(tmp_path, monkeypatch):
     finally:
         for name, value in before.items():
             jax.config.update(name, value)
+        jax_cache.reset_cache()

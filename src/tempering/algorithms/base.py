@@ -13,10 +13,10 @@ adapt and that are frozen during sampling:
   axes it declares in ``position_dims`` (PT with ``keep_all_rungs``: ``("ladder",)``).
 
 ``AlgorithmInfo.cost`` is the step's likelihood work in full-data-equivalent evaluations
-(DESIGN.md, "Info carries cost"); ``stats`` holds further per-draw statistics, each written to
-``sample_stats`` under its name with the dims its :class:`Stat` declares. The driver and the run
-file writer read the declarations (``stats``, ``position_dims``); they guess nothing from shapes,
-and a statistic written without a declaration is an error.
+(docs/architecture.md, "Contracts": info carries cost); ``stats`` holds further per-draw
+statistics, each written to ``sample_stats`` under its name with the dims its :class:`Stat`
+declares. The driver and the run file writer read the declarations (``stats``, ``position_dims``);
+they guess nothing from shapes, and a statistic written without a declaration is an error.
 
 What a run file needs to rebuild the algorithm is kept apart from what was derived from it:
 ``options`` are the validated, resolved options (they round-trip: validating their dump again

@@ -1,6 +1,6 @@
 """Micro-benchmarks, run by ``tempering bench NAME``. Each module exports ``SPEC``, a
 :class:`~tempering.registry.RunnableSpec` whose ``run(**options)`` prints a small table;
-benchmarks report ratios measured in one run (DESIGN.md), not tests."""
+benchmarks report ratios measured in one run (docs/architecture.md), not tests."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Inner-kernel contract (DESIGN.md "Kernel", BlackJAX's shape).
+"""Inner-kernel contract (docs/architecture.md, "Contracts"; BlackJAX's shape).
 
 An inner kernel is built by a *factory* ``make(logdensity_fn, **params) -> Kernel`` so that a
 tempering algorithm can build one per rung with per-rung parameters. ``Kernel.init(position)``

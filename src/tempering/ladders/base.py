@@ -1,4 +1,4 @@
-"""Rung / Ladder contract (DESIGN.md "Core contracts").
+"""Rung / Ladder contract (docs/architecture.md, "Contracts").
 
 A rung is a log density on the common state space plus its relative cost: the full-data-equivalent
 work of one evaluation, e.g. (N_m/N)^α for a subset of N_m of N points with cost exponent α. A

@@ -1,4 +1,4 @@
-"""The ``Model`` contract (DESIGN.md, "Core contracts").
+"""The ``Model`` contract (docs/architecture.md, "Contracts").
 
 A model is a posterior over a flat, unconstrained parameter vector θ:
 

@@ -1,7 +1,8 @@
 """Published numbers of Gramacy, Samworth & King (2010), *Importance Tempering* (seed 001).
 
-Everything below is transcribed from the seed text /work/shared/seeds/001_a76190350ed9ee82.txt;
-much of it was lost in extraction, and what is lost is ``None`` here, never guessed.
+Everything below is transcribed from the seed text ../shared/seeds/001_a76190350ed9ee82.txt
+(beside the repository); much of it was lost in extraction, and what is lost is ``None`` here, never
+guessed.
 
 - ``TABLE2`` (§3.1, Table 2, the two-normal toy): the extracted table reads
   ``ST | 2535 | 0.0938``, ``naïve IT | 17779 | 0.0849``, ``[optimal IT] | 22913 | 0.0836`` and a

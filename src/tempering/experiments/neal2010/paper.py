@@ -1,10 +1,10 @@
 """Published numbers and settings of Neal (2010), *MCMC using ensembles of states for problems
 with fast and slow variables such as Gaussian process regression* (seed 004, §3).
 
-Transcribed from /work/shared/seeds/004_caeb92b1141727b1.txt and its errata in the seeds'
-README. The paper reports no ESS or autocorrelation time: Figs. 2–5 are traces (every 300th of
-300 000 iterations), and its numbers are the rejection rates and the seconds per slow evaluation
-below.
+Transcribed from ../shared/seeds/004_caeb92b1141727b1.txt (beside the repository) and its
+errata in the seeds' README. The paper reports no ESS or autocorrelation time: Figs. 2–5 are traces
+(every 300th of 300 000 iterations), and its numbers are the rejection rates and the seconds per
+slow evaluation below.
 
 - ``SLOW_BUDGET``: every run does 300 000 slow evaluations (§3, "to allow a fair comparison").
 - ``JOINT_SCALES``: Fig. 2's Metropolis proposal N(x, s² I) of all 14 log-parameters at once.
