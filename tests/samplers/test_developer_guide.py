@@ -15,7 +15,7 @@ import pytest
 from cli_helpers import run_cli
 from support import Z_BOUND, z_mean
 
-from tempering import SAMPLERS, get_model, get_sampler, load_run, sample
+from tempering import SAMPLERS, get_model, load_run
 from tempering.models.mvn_mean import analytic_posterior
 
 GUIDE = Path(__file__).resolve().parents[2] / "docs" / "developer-guide.md"
@@ -42,24 +42,20 @@ def toy(tmp_path_factory):
     del sys.modules["toy_rwm"]
 
 
-def test_the_skeleton_recovers_the_analytic_posterior(toy):
-    model = get_model("mvn_mean", n=20, dim=2, data_seed=3)
-    idata = sample(model, get_sampler(toy.name, model, step_size=0.3), key=5, draws=1500,
-                   chains=2, warmup=200, progress=False)
-    theta = idata.posterior["theta"].values
-    mean, _ = analytic_posterior(model)
-    scores = [z_mean(theta[..., j], float(mean[j])) for j in range(2)]
-    assert max(abs(z) for z in scores) < Z_BOUND, scores
-
-
-def test_the_skeleton_runs_through_the_cli(toy, tmp_path, capsys):
+def test_the_skeleton_runs_through_the_cli_and_recovers_the_posterior(toy, tmp_path, capsys):
     out = tmp_path / "toy.nc"
     code, _, err = run_cli(["sample", "--model", "mvn_mean", "--set", "model.n=20",
-                            "--set", "model.dim=2", "--sampler", toy.name, "--chains", "2",
-                            "--draws", "40", "--warmup", "5", "--no-progress", "--out", out],
-                           capsys)
+                            "--set", "model.dim=2", "--set", "model.data_seed=3",
+                            "--sampler", toy.name, "--set", "sampler.step_size=0.3",
+                            "--chains", "2", "--draws", "1500", "--warmup", "200", "--seed", "5",
+                            "--no-progress", "--out", out], capsys)
     assert code == 0, err
-    assert load_run(out).sample_stats["jump"].dims == ("chain", "draw")
+    idata = load_run(out)
+    assert idata.sample_stats["jump"].dims == ("chain", "draw")
+    theta = idata.posterior["theta"].values
+    mean, _ = analytic_posterior(get_model("mvn_mean", n=20, dim=2, data_seed=3))
+    scores = [z_mean(theta[..., j], float(mean[j])) for j in range(2)]
+    assert max(abs(z) for z in scores) < Z_BOUND, scores
     code, stdout, err = run_cli(["summary", out], capsys)
     assert code == 0 and "theta" in stdout, err
     code, _, err = run_cli(["rerun", out, "--out", tmp_path / "again.nc", "--no-progress"],
