@@ -47,7 +47,7 @@ def test_gp_log_prior_is_density_of_log_parameters(gp):
 
 def test_gp_gradient_matches_finite_differences(gp):
     theta = jnp.asarray([0.2, -0.1, 0.4, 0.3, -1.2])
-    grad = np.asarray(jax.grad(gp.log_density)(theta))
+    grad = np.asarray(jax.jit(jax.grad(gp.log_density))(theta))
     h = 1e-5
     for i in range(theta.shape[0]):
         e = jnp.zeros_like(theta).at[i].set(h)
@@ -107,8 +107,8 @@ def test_mvn_mean_analytic_posterior_against_gradient_and_hessian():
     a = rng.standard_normal((4, 4))
     model = mvn_mean_model(rng.standard_normal((30, 4)), a @ a.T + np.eye(4), prior_sd=0.7)
     mean, cov = analytic_posterior(model)
-    grad = np.asarray(jax.grad(model.log_density)(jnp.asarray(mean)))
-    hess = np.asarray(jax.hessian(model.log_density)(jnp.asarray(mean)))
+    grad = np.asarray(jax.jit(jax.grad(model.log_density))(jnp.asarray(mean)))
+    hess = np.asarray(jax.jit(jax.hessian(model.log_density))(jnp.asarray(mean)))
     np.testing.assert_allclose(grad, 0.0, atol=1e-9)
     np.testing.assert_allclose(np.linalg.inv(-hess), cov, rtol=1e-9)
 
