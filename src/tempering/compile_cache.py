@@ -73,28 +73,32 @@ def enable(directory: str | Path | None = None) -> Path | None:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError:
         return None
-    jax.config.update("jax_compilation_cache_dir", str(folder))
-    jax.config.update("jax_persistent_cache_min_compile_time_secs", MIN_SECONDS)
-    jax.config.update("jax_persistent_cache_min_entry_size_bytes", 0)
     jax.config.update("jax_compilation_cache_max_size", MAX_BYTES)
-    jax_cache.reset_cache()  # JAX opens its cache once, at the first compilation: reopen it here
+    _open(str(folder), MIN_SECONDS, 0)
     return folder
+
+
+#: The settings :func:`_open` sets, which :func:`fresh` puts back.
+_SETTINGS = ("jax_compilation_cache_dir", "jax_persistent_cache_min_compile_time_secs",
+             "jax_persistent_cache_min_entry_size_bytes")
+
+
+def _open(*values) -> None:
+    """Set ``_SETTINGS`` to ``values`` and reset JAX's cache: JAX opens it once, at the first
+    compilation, and ignores a later folder unless it is reset."""
+    for name, value in zip(_SETTINGS, values, strict=True):
+        jax.config.update(name, value)
+    jax_cache.reset_cache()
 
 
 @contextmanager
 def fresh() -> Iterator[Path]:
     """JAX's persistent cache in a new, empty temporary folder while the block runs (removed
     after it); the cache settings from before are restored."""
-    names = ("jax_compilation_cache_dir", "jax_persistent_cache_min_compile_time_secs",
-             "jax_persistent_cache_min_entry_size_bytes")
-    before = {name: getattr(jax.config, name) for name in names}
+    before = [getattr(jax.config, name) for name in _SETTINGS]
     with tempfile.TemporaryDirectory(prefix="tempering-compile-cache-") as folder:
-        for name, value in zip(names, (folder, MIN_SECONDS, 0), strict=True):
-            jax.config.update(name, value)
-        jax_cache.reset_cache()  # JAX keeps the cache it opened first unless it is reset
+        _open(folder, MIN_SECONDS, 0)
         try:
             yield Path(folder)
         finally:
-            for name, value in before.items():
-                jax.config.update(name, value)
-            jax_cache.reset_cache()
+            _open(*before)

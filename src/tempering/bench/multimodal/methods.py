@@ -35,11 +35,11 @@ AGAIN = "pt again"
 
 def methods() -> dict[str, Runner]:
     """Label ↦ runner, the PT variants first."""
-    table: dict[str, Runner] = {label: partial(run_pt, label=label, options=options)
-                                for label, options in PT_VARIANTS[:1]}
-    table[AGAIN] = partial(run_pt, label=AGAIN, options=PT_VARIANTS[0][1])
-    table["pt 5× draws"] = run_pt_longer
-    table |= {label: partial(run_pt, label=label, options=options)
-              for label, options in PT_VARIANTS[1:]}
+    label, defaults = PT_VARIANTS[0]
+    table: dict[str, Runner] = {label: partial(run_pt, label=label, options=defaults),
+                                AGAIN: partial(run_pt, label=AGAIN, options=defaults),
+                                "pt 5× draws": run_pt_longer}
+    table |= {name: partial(run_pt, label=name, options=options)
+              for name, options in PT_VARIANTS[1:]}
     return table | {"ee": run_ee, "mintee": partial(run_ee, sampler="mintee"), "nuts": run_nuts,
                     "smc": run_smc, "dynesty": run_dynesty, "ptemcee": run_ptemcee}
