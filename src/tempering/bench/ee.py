@@ -45,14 +45,13 @@ import time
 
 import numpy as np
 
-from tempering import get_sampler, sample
-from tempering.errors import UserInputError
-from tempering.experiments.li_wong import paper
-from tempering.experiments.li_wong.ee import (
+from tempering import UserInputError, get_sampler, sample
+from tempering.experiments.li_wong import (
     EESettings,
     continued_levels,
     ee_model,
     energy_samplers,
+    paper,
 )
 from tempering.models import Model, mode_index
 from tempering.registry import RunnableSpec

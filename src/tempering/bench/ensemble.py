@@ -45,9 +45,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from tempering import get_model, get_sampler, sample
+from tempering import UserInputError, get_model, get_sampler, sample
 from tempering.bench import numpyro_gp
-from tempering.errors import UserInputError
 from tempering.models import Model
 from tempering.registry import RunnableSpec
 

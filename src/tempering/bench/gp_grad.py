@@ -26,9 +26,9 @@ import jax.numpy as jnp
 import numpy as np
 import typer
 
-from tempering.errors import UserInputError
-from tempering.gp.exact import gaussian_log_marginal
-from tempering.models.gp_regression import gp_regression_model
+from tempering import UserInputError
+from tempering.gp import gaussian_log_marginal
+from tempering.models import gp_regression_model
 from tempering.registry import RunnableSpec
 
 MAX_N = 20_000  # a few n × n float64 matrices must fit in memory

@@ -33,8 +33,8 @@ import jax.numpy as jnp
 import numpy as np
 import typer
 
+from tempering import UserInputError
 from tempering.algorithms import get_sampler
-from tempering.errors import UserInputError
 from tempering.models import get_model
 from tempering.registry import RunnableSpec
 

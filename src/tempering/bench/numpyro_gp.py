@@ -22,10 +22,10 @@ import jax.numpy as jnp
 import numpy as np
 
 from tempering.gp import se_ard
-from tempering.models.gp_regression import (
-    LENGTHSCALE_LOGNORMAL,
-    SIGMA_F_GAMMA,
-    SIGMA_N_GAMMA,
+from tempering.models import (
+    GP_LENGTHSCALE_LOGNORMAL,
+    GP_SIGMA_F_GAMMA,
+    GP_SIGMA_N_GAMMA,
 )
 
 NOT_INSTALLED = "NumPyro not installed (pip install tempering[bench])"
@@ -52,9 +52,9 @@ def gp_ard(x: jax.Array, y: jax.Array | None = None) -> None:
     import numpyro.distributions as dist
 
     ls = numpyro.sample("lengthscale",
-                        dist.LogNormal(*LENGTHSCALE_LOGNORMAL).expand([x.shape[1]]).to_event(1))
-    sf = numpyro.sample("sigma_f", dist.Gamma(*SIGMA_F_GAMMA))
-    sn = numpyro.sample("sigma_n", dist.Gamma(*SIGMA_N_GAMMA))
+                        dist.LogNormal(*GP_LENGTHSCALE_LOGNORMAL).expand([x.shape[1]]).to_event(1))
+    sf = numpyro.sample("sigma_f", dist.Gamma(*GP_SIGMA_F_GAMMA))
+    sn = numpyro.sample("sigma_n", dist.Gamma(*GP_SIGMA_N_GAMMA))
     cov = se_ard(x, x, ls, sf) + sn**2 * jnp.eye(x.shape[0])
     numpyro.sample("y", dist.MultivariateNormal(jnp.zeros(x.shape[0]), covariance_matrix=cov),
                    obs=y)

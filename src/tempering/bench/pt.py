@@ -30,8 +30,7 @@ import time
 import arviz as az
 import numpy as np
 
-from tempering import get_model, get_sampler, sample
-from tempering.errors import UserInputError
+from tempering import UserInputError, get_model, get_sampler, sample
 from tempering.models import barrier_posterior, nearest_mode
 from tempering.registry import RunnableSpec
 

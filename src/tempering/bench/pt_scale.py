@@ -23,8 +23,7 @@ import time
 
 import numpy as np
 
-from tempering import get_model, get_sampler, run_chains
-from tempering.errors import UserInputError
+from tempering import UserInputError, get_model, get_sampler, run_chains
 from tempering.registry import RunnableSpec
 
 RUNGS = (4, 8, 16, 32, 64)

@@ -12,7 +12,10 @@ from tempering.models.eggbox import (
 from tempering.models.gauss_mixture import exact_log_evidence as gauss_mixture_log_evidence
 from tempering.models.gauss_mixture import exact_mode_masses as gauss_mixture_masses
 from tempering.models.gauss_mixture import mode_of as gauss_mixture_mode_of
-from tempering.models.gp_regression import gp_regression_prior_mean
+from tempering.models.gp_regression import LENGTHSCALE_LOGNORMAL as GP_LENGTHSCALE_LOGNORMAL
+from tempering.models.gp_regression import SIGMA_F_GAMMA as GP_SIGMA_F_GAMMA
+from tempering.models.gp_regression import SIGMA_N_GAMMA as GP_SIGMA_N_GAMMA
+from tempering.models.gp_regression import gp_regression_model, gp_regression_prior_mean
 from tempering.models.grid import tempered_log_density_points
 from tempering.models.mixture import mode_index
 from tempering.models.mixture_exact import mixture_log_evidence, ordering_index, ordering_masses
@@ -38,12 +41,13 @@ from tempering.models.tied_means import (
 )
 from tempering.models.user import from_logdensity
 
-__all__ = ["MODELS", "Model", "ModelSpec", "ParamSpec", "barrier_posterior", "box_point",
+__all__ = ["GP_LENGTHSCALE_LOGNORMAL", "GP_SIGMA_F_GAMMA", "GP_SIGMA_N_GAMMA",
+           "MODELS", "Model", "ModelSpec", "ParamSpec", "barrier_posterior", "box_point",
            "changepoint_exact_posterior", "communication_barrier",
            "disc_log_mass", "eggbox_log_evidence", "eggbox_mode_masses", "eggbox_mode_of",
            "from_logdensity", "from_numpyro", "gauss_mixture_log_evidence",
            "gauss_mixture_masses", "gauss_mixture_mode_of", "get_model",
-           "gp_regression_prior_mean", "mixture_log_evidence", "mode_index",
+           "gp_regression_model", "gp_regression_prior_mean", "mixture_log_evidence", "mode_index",
            "mode_mass_ratio", "nearest_mode", "ordering_index", "ordering_masses",
            "scaled_normal_barrier", "scaled_normal_local_barrier", "scaled_normal_log_evidence",
            "spike_slab_log_evidence", "spike_slab_mode_masses", "spike_slab_mode_of",

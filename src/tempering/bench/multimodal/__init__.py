@@ -36,13 +36,13 @@ from typing import Any
 
 from rich.console import Console
 
+from tempering import UserInputError
 from tempering.bench.multimodal.methods import REFERENCE, methods
 from tempering.bench.multimodal.metrics import Scored, score
 from tempering.bench.multimodal.plots import plot_target
 from tempering.bench.multimodal.report import LEGEND, print_target, row
 from tempering.bench.multimodal.sizes import FULL, QUICK, Size
 from tempering.bench.multimodal.targets import Target, build_targets, gauss_mixture
-from tempering.errors import UserInputError
 from tempering.registry import RunnableSpec
 
 SEED = 0

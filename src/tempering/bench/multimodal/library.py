@@ -26,10 +26,11 @@ from typing import Any
 
 import numpy as np
 
-from tempering import compile_cache, get_sampler, run_chains, summarize
+from tempering import get_sampler, run_chains, summarize
 from tempering.bench.multimodal.result import MethodRun
 from tempering.bench.multimodal.sizes import Size
 from tempering.bench.multimodal.targets import Target
+from tempering.compile_cache import fresh as fresh_compile_cache
 from tempering.kernels import KERNELS
 
 #: (label, options of ``pt``): the library's PT runs, defaults first (the ratios' reference).
@@ -85,7 +86,7 @@ def run_pt_longer(target: Target, size: Size, seed: int, label: str = "pt 5× dr
     """PT at its defaults with ``factor`` times the draws (same warmup), compiled in an empty
     cache of its own (:func:`tempering.compile_cache.fresh`): its pilot and warmup would
     otherwise load from the default run's, which would flatter its seconds."""
-    with compile_cache.fresh():
+    with fresh_compile_cache():
         return run_library(target, "pt", {}, replace(size, draws=size.draws * factor), seed,
                            label)
 
