@@ -15,9 +15,9 @@ And, on jaxlib < 0.11.2, it makes ``vmap`` call jaxlib's CPU LAPACK kernels once
 ``TEMPERING_LAPACK_PER_MATRIX=0`` before the import to keep JAX's own rules, or call
 :func:`tempering.lapack_batching.uninstall` afterwards.
 
-The public API is this namespace and the ``__all__`` of the packages ``algorithms``, ``kernels``,
-``ladders``, ``models``, ``estimators`` and ``summary``; ``docs/architecture.md`` describes the
-layers and contracts.
+The public API is this namespace and the ``__all__`` of the packages ``algorithms``, ``gp``,
+``kernels``, ``ladders``, ``models``, ``estimators`` and ``summary``; ``docs/architecture.md``
+describes the layers and contracts.
 """
 
 import os
@@ -48,8 +48,9 @@ from tempering.models import (  # noqa: E402
 )
 from tempering.run.distributed import dask_client  # noqa: E402
 from tempering.run.driver import RunResult, run_chains, sample  # noqa: E402
-from tempering.run.files import rerun, run_and_save  # noqa: E402
+from tempering.run.files import rerun, run_and_save, run_spec  # noqa: E402
 from tempering.run.output import load_run, save_run  # noqa: E402
+from tempering.run.spec import RunSpec  # noqa: E402
 from tempering.summary import summarize  # noqa: E402
 
 __version__ = "0.1.0"
@@ -60,6 +61,7 @@ __all__ = [
     "Model",
     "ParamSpec",
     "RunResult",
+    "RunSpec",
     "UserInputError",
     "__version__",
     "dask_client",
@@ -71,6 +73,7 @@ __all__ = [
     "rerun",
     "run_and_save",
     "run_chains",
+    "run_spec",
     "sample",
     "save_run",
     "summarize",

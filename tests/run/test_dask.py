@@ -17,7 +17,8 @@ import psutil
 import pytest
 from test_checkpoint import assert_same_run
 
-from tempering import run_and_save
+import tempering
+from tempering import RunSpec, run_and_save, run_spec
 from tempering.run.distributed import chain_groups
 
 ARGS = {"chains": 4, "warmup": 50, "seed": 4, "thin": 1}
@@ -42,10 +43,21 @@ def test_dask_draws_equal_sequential(tmp_path, shared_cache):
     plain = {"model": {}, "sampler": {}}  # RWM: the cheapest compile (PT runs in the slow test)
     seq = run_and_save("mixture", "rwm", plain, draws=200, chain_method="sequential",
                        out=tmp_path / "s.nc", progress=False, **ARGS)
-    dask = run_and_save("mixture", "rwm", plain, draws=200, chain_method="dask", workers=2,
-                        out=tmp_path / "d.nc", progress=True, **ARGS)
+    dask = run_spec(RunSpec("mixture", "rwm", draws=200, chain_method="dask", **ARGS),
+                    out=tmp_path / "d.nc", workers=2, progress=True)
     assert_same_run(seq, dask)
     assert not (tmp_path / ".d.nc.dask").exists()  # the groups' checkpoints are cleaned up
+
+
+@pytest.mark.slow  # a second cluster: ~19 s
+def test_run_chains_takes_dask_like_any_chain_method(shared_cache):
+    """Objects from the registries need no run file: the workers rebuild them from the spec."""
+    model = tempering.get_model("mixture")
+    algorithm = tempering.get_sampler("rwm", model)
+    runs = {method: tempering.sample(model, algorithm, key=4, chains=2, draws=50, warmup=20,
+                                     chain_method=method, progress=False).posterior
+            for method in ("sequential", "dask")}
+    np.testing.assert_array_equal(runs["sequential"]["mu"].values, runs["dask"]["mu"].values)
 
 
 @pytest.mark.slow  # a cluster, a kill and a replacement worker: ~1 min

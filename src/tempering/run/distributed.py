@@ -1,11 +1,12 @@
 """Chains as tasks on Dask distributed (``--chain-method dask``).
 
 The chains are split into groups, one task per group (as many groups as workers, never more than
-chains). A task gets only names and options — the model's and sampler's names and resolved
-options, the seed, the layout — and rebuilds the model and the sampler on its worker through the
-registries, then runs its chains one after another (:func:`~tempering.run.driver.run_chains` with
-``chain_ids``). Chain c uses its own key ``fold_in(key, c)`` wherever it runs, so the draws are
-those of ``sequential`` (and ``vmap``) for the same seed.
+chains). A task gets only the run's resolved :class:`~tempering.run.spec.RunSpec` — names,
+options, seed, layout — and rebuilds the model and the sampler on its worker
+(:meth:`RunSpec.build`), then runs its chains one after another
+(:func:`~tempering.run.driver.run_chains` with ``chain_ids``). Chain c uses its own key
+``fold_in(key, c)`` wherever it runs, so the draws are those of ``sequential`` (and ``vmap``) for
+the same seed.
 
 Each task writes a checkpoint of its chains to a file beside the run file (``.NAME.dask/``, every
 ``checkpoint_every`` draws or once a minute). When a worker dies, Dask runs its task again on
@@ -33,8 +34,9 @@ import numpy as np
 
 from tempering.errors import UserInputError
 from tempering.run.checkpoint import Ledger, take_rows, write_run_file
-from tempering.run.driver import Checkpointing, RunResult, finish_run, key_from_record, run_chains
+from tempering.run.driver import Checkpointing, RunResult, finish_run, run_chains
 from tempering.run.progress import done_line, run_progress
+from tempering.run.spec import RunSpec
 
 
 def _import_distributed():
@@ -52,31 +54,27 @@ def chain_groups(chains: int, workers: int) -> list[list[int]]:
     return [list(map(int, part)) for part in np.array_split(np.arange(chains), groups)]
 
 
-def _group_task(job: dict[str, Any], chain_ids: list[int], checkpoint: str,
-                queue_name: str | None, resume: Ledger | None) -> Ledger:
+def _group_task(spec: RunSpec, checkpoint_every: int | None, chain_ids: list[int],
+                checkpoint: str, queue_name: str | None, resume: Ledger | None) -> Ledger:
     """On a worker: rebuild the model and sampler, continue from the group's checkpoint if a
     previous attempt left one, run the group's chains and return the ledger."""
-    from tempering.algorithms import get_sampler
-    from tempering.models import get_model
     from tempering.run.checkpoint import read_ledger
     from tempering.run.driver import new_ledger
 
-    model = get_model(job["model"], **job["model_options"])
-    algorithm = get_sampler(job["sampler"], model, **job["sampler_options"])
-    key = key_from_record(job["seed"])
+    model, algorithm = spec.build()
     path = Path(checkpoint)
     if path.is_file():
-        template = new_ledger(algorithm, model, key=key, chains=job["chains"], init=job["init"])
+        template = new_ledger(algorithm, model, key=spec.key, chains=spec.chains, init=spec.init)
         resume = read_ledger(path, template.state, template.params)
     tell = None
     if queue_name is not None:
         queue = _import_distributed().Queue(queue_name)
         tell = lambda phase, count: queue.put((phase, count))
-    every = job.get("checkpoint_every")
     writing = Checkpointing(lambda ledger, attrs: write_run_file(path, ledger, attrs),
-                            every=every or None, seconds=None if every else 60.0)
-    result = run_chains(model, algorithm, key=key, draws=job["draws"], chains=job["chains"],
-                        warmup=job["warmup"], thin=job["thin"], init=job["init"],
+                            every=checkpoint_every or None,
+                            seconds=None if checkpoint_every else 60.0)
+    result = run_chains(model, algorithm, key=spec.key, draws=spec.draws, chains=spec.chains,
+                        warmup=spec.warmup, thin=spec.thin, init=spec.init,
                         chain_method="sequential", progress=False, checkpointing=writing,
                         resume=resume, chain_ids=chain_ids, on_progress=tell)
     assert result.ledger is not None
@@ -129,32 +127,31 @@ def _client(workers: int | None, scheduler: str | None):
     return distributed.Client(cluster), cluster
 
 
-def run_on_dask(model: Any, algorithm: Any, job: dict[str, Any], *, out: Path,
-                workers: int | None, scheduler: str | None, progress: bool,
-                resume: Ledger | None = None) -> RunResult:
-    """Run the chains of ``job`` (the rebuild attributes of a run, with ``checkpoint_every``) as
-    group tasks on Dask, and finish the run on the client with ``model`` and ``algorithm``."""
+def run_on_dask(spec: RunSpec, model: Any, algorithm: Any, *, out: Path,
+                checkpoint_every: int | None, workers: int | None, scheduler: str | None,
+                progress: bool, resume: Ledger | None = None) -> RunResult:
+    """Run the chains of ``spec`` (resolved: what the run file records) as group tasks on Dask,
+    and finish the run on the client with ``model`` and ``algorithm`` (built from it)."""
     client, cluster = _client(workers, scheduler)
     scratch = out.parent / f".{out.name}.dask"
     scratch.mkdir(exist_ok=True)
     started = time.perf_counter()
     try:
         size = len(client.scheduler_info().get("workers", {})) or (workers or 1)
-        groups = chain_groups(job["chains"], size)
+        groups = chain_groups(spec.chains, size)
         queue_name = f"tempering-{uuid.uuid4().hex}" if progress else None
-        futures = [client.submit(_group_task, job, group, str(scratch / f"group-{i}.nc"),
-                                 queue_name, resume, pure=False, retries=3)
+        futures = [client.submit(_group_task, spec, checkpoint_every, group,
+                                 str(scratch / f"group-{i}.nc"), queue_name, resume,
+                                 pure=False, retries=3)
                    for i, group in enumerate(groups)]
-        ledgers = _gather(client, futures, algorithm, job, queue_name, progress)
+        ledgers = _gather(client, futures, algorithm, spec, queue_name, progress)
     finally:
         client.close()
         if cluster is not None:
             cluster.close()
-    ledger = _merge(ledgers, groups, job["draws"])
+    ledger = _merge(ledgers, groups, spec.draws)
     ledger.seconds["total"] = time.perf_counter() - started
-    resume_attrs = {k: job[k] for k in ("sampler", "model", "model_options", "sampler_options",
-                                        "seed", "init", "chains", "draws", "warmup", "thin")}
-    resume_attrs["chain_method"] = "dask"
+    resume_attrs = spec.replace(chain_method="dask").to_attrs()
     idata = finish_run(model, algorithm, ledger, resume_attrs)
     shutil.rmtree(scratch, ignore_errors=True)
     if progress:
@@ -162,13 +159,12 @@ def run_on_dask(model: Any, algorithm: Any, job: dict[str, Any], *, out: Path,
     return RunResult(idata, None, ledger.params, ledger, resume_attrs)
 
 
-def _gather(client: Any, futures: list, algorithm: Any, job: dict[str, Any],
+def _gather(client: Any, futures: list, algorithm: Any, spec: RunSpec,
             queue_name: str | None, progress: bool) -> list[Ledger]:
     """Wait for the group tasks, moving the client's bar on with the workers' reports."""
     distributed = _import_distributed()
-    chains = job["chains"]
-    with run_progress(progress, algorithm.headline, job["warmup"] * chains,
-                      job["draws"] * chains) as shown:
+    with run_progress(progress, algorithm.headline, spec.warmup * spec.chains,
+                      spec.draws * spec.chains) as shown:
         queue = None if queue_name is None else distributed.Queue(queue_name, client=client)
         t0 = time.perf_counter()
         shown.warming()

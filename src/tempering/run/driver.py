@@ -18,6 +18,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from importlib.metadata import version
+from pathlib import Path
 from typing import Any
 
 import arviz as az
@@ -28,12 +29,15 @@ import xarray as xr
 
 from tempering.algorithms.base import Algorithm, declared_stats
 from tempering.errors import UserInputError
+from tempering.models import MODELS
 from tempering.models.base import Model
+from tempering.models.user_file import is_file_model
 from tempering.run.checkpoint import Ledger, empty_like, take_rows, to_device
 from tempering.run.compiled import Compiled
 from tempering.run.output import build_inference_data, posterior_dataset
 from tempering.run.progress import done_line, run_progress
 from tempering.run.runner import Checkpointing, Keys, Runner
+from tempering.run.spec import RunSpec, as_key
 
 
 class ChainMethod(StrEnum):
@@ -55,25 +59,6 @@ class RunResult:
     params: Any
     ledger: Ledger | None = None
     resume_attrs: dict[str, Any] | None = None
-
-
-def _as_key(key: int | jax.Array) -> tuple[jax.Array, Any]:
-    """The key, and how the run file records it: the integer seed, or the key's data and
-    implementation (:func:`key_from_record` turns either back into the key)."""
-    if isinstance(key, int | np.integer):
-        return jax.random.key(int(key)), int(key)
-    typed = key if jax.dtypes.issubdtype(key.dtype, jax.dtypes.prng_key) else (
-        jax.random.wrap_key_data(key))  # a legacy uint32 key
-    return typed, {"key_data": np.asarray(jax.random.key_data(typed)).tolist(),
-                   "impl": str(jax.random.key_impl(typed))}
-
-
-def key_from_record(record: Any) -> int | jax.Array:
-    """The seed or key a run file recorded (see :func:`_as_key`)."""
-    if isinstance(record, int | np.integer):
-        return int(record)
-    return jax.random.wrap_key_data(jnp.asarray(record["key_data"], jnp.uint32),
-                                    impl=record["impl"])
 
 
 def _initial_positions(model: Model, init_keys: jax.Array, init: Any, chains: int) -> jax.Array:
@@ -117,7 +102,7 @@ def new_ledger(algorithm: Algorithm, model: Model, *, key: int | jax.Array, chai
                init: Any = None) -> Ledger:
     """The empty ledger of a run: no chain warmed, no draws; states shaped by the algorithm's
     ``init`` (the template a checkpoint's leaves are checked against)."""
-    return _empty_ledger(algorithm, _keys(model, _as_key(key)[0], init, chains), chains)
+    return _empty_ledger(algorithm, _keys(model, as_key(key), init, chains), chains)
 
 
 def _empty_ledger(algorithm: Algorithm, keys: Keys, chains: int) -> Ledger:
@@ -172,19 +157,18 @@ def run_chains(model: Model, algorithm: Algorithm, *, key: int | jax.Array, draw
     """
     _check_arguments(draws=draws, chains=chains, warmup=warmup, thin=thin,
                      chain_method=chain_method)
+    spec = RunSpec.of(model, algorithm, seed=key, init=init, chains=chains, draws=draws,
+                      warmup=warmup, thin=thin, chain_method=str(chain_method))
     if chain_method == ChainMethod.DASK:
-        raise UserInputError("chain_method dask rebuilds the model and sampler on the workers "
-                             "from their names and options: use run_and_save or the CLI")
-    master = _as_key(key)[0]
+        return _on_dask(spec, model, algorithm, progress, resume)
+    master = as_key(key)
     keys = _keys(model, master, init, chains)
     ledger = resume if resume is not None else _empty_ledger(algorithm, keys, chains)
     ledger.padded(draws)
     chunk = min(int(chunk_size or max(1, -(-draws // 20))), draws)
     if checkpointing is not None and checkpointing.every:
         chunk = min(chunk, int(checkpointing.every))
-    resume_attrs = resume_attributes(model, algorithm, key, init=init, chains=chains,
-                                     draws=draws, warmup=warmup, thin=thin,
-                                     chain_method=chain_method)
+    resume_attrs = spec.to_attrs()
     ids = np.arange(chains) if chain_ids is None else np.asarray(chain_ids, dtype=np.int64)
     with run_progress(progress, algorithm.headline, int(warmup) * len(ids),
                       draws * len(ids)) as shown:
@@ -203,17 +187,23 @@ def run_chains(model: Model, algorithm: Algorithm, *, key: int | jax.Array, draw
                      resume_attrs)
 
 
-def resume_attributes(model: Model, algorithm: Algorithm, key: int | jax.Array, *, init: Any,
-                      chains: int, draws: int, warmup: int, thin: int,
-                      chain_method: ChainMethod | str) -> dict[str, Any]:
-    """What rebuilds and continues the run: names, options, seed and layout (JSON-ready)."""
-    seed_record = _as_key(key)[1]
-    options = None if algorithm.options is None else algorithm.options.model_dump()
-    return {"sampler": algorithm.name, "model": model.name, "model_options": model.options,
-            "sampler_options": options, "seed": seed_record,
-            "init": None if init is None else np.asarray(init, dtype=float).tolist(),
-            "chains": chains, "draws": draws, "warmup": warmup, "thin": thin,
-            "chain_method": str(chain_method)}
+def _on_dask(spec: RunSpec, model: Model, algorithm: Algorithm, progress: bool,
+             resume: Ledger | None) -> RunResult:
+    """``chain_method="dask"``: the chains as tasks on a new local Dask cluster (one worker per
+    core), each rebuilding the model and the sampler from ``spec``; the groups' checkpoints go to
+    a temporary folder. :func:`tempering.run.files.run_spec` takes ``workers``, ``scheduler``
+    and a run file instead."""
+    import tempfile
+
+    from tempering.run.distributed import run_on_dask  # imports this module: here, not above
+
+    if spec.sampler_options is None or not (model.name in MODELS or is_file_model(model.name)):
+        raise UserInputError("chain_method dask rebuilds the model and the sampler on the "
+                             "workers from their names and options: only registered ones can")
+    with tempfile.TemporaryDirectory(prefix="tempering-dask-") as scratch:
+        return run_on_dask(spec, model, algorithm, out=Path(scratch) / "run.nc",
+                           checkpoint_every=None, workers=None, scheduler=None,
+                           progress=progress, resume=resume)
 
 
 def finish_run(model: Model, algorithm: Algorithm, ledger: Ledger, resume_attrs: dict[str, Any],

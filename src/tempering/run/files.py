@@ -1,11 +1,13 @@
-"""Run files end to end: sample a registered model with a registered sampler and write the run
-file (what ``tempering sample`` does), and rebuild a run from its file (``tempering rerun``).
+"""Run files end to end: :func:`run_spec` samples a :class:`~tempering.run.spec.RunSpec` and
+writes its run file (what ``tempering sample`` does), on any chain layout, Dask included;
+:func:`rerun` rebuilds a run from its file (``tempering rerun``).
 
-A run file records everything needed to rebuild its run: the model's name and validated options,
-the sampler's name and resolved options (``sampler_options``; derived facts such as the β ladder
-are kept apart in ``sampler_facts``), the seed or key, chains, draws, warmup, thinning, chain
-layout and any explicit initial positions. :func:`rerun` feeds them back through the registries
-and the driver; with the same package versions the posterior is bit for bit the same.
+A run file records its resolved spec (:meth:`RunSpec.to_attrs`): the model's name and validated
+options, the sampler's name and resolved options (``sampler_options``; derived facts such as the
+β ladder are kept apart in ``sampler_facts``), the seed or key, chains, draws, warmup, thinning,
+chain layout and any explicit initial positions. :func:`rerun` reads it back
+(:meth:`RunSpec.from_attrs`); with the same package versions the posterior is bit for bit the
+same.
 """
 
 from __future__ import annotations
@@ -14,24 +16,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from tempering.algorithms import get_sampler
 from tempering.errors import UserInputError
-from tempering.models import get_model
 from tempering.run.checkpoint import Ledger, write_run_file
-from tempering.run.driver import (
-    ChainMethod,
-    Checkpointing,
-    RunResult,
-    key_from_record,
-    resume_attributes,
-    run_chains,
-)
+from tempering.run.driver import ChainMethod, Checkpointing, RunResult, run_chains
 from tempering.run.output import check_output_path, load_run, run_attr
 from tempering.run.progress import done_line, pilot_phase
-
-#: Attributes a run file must have to be rebuilt.
-REBUILD_ATTRS = ("model", "model_options", "sampler", "sampler_options", "seed", "chains",
-                 "draws", "warmup", "thin", "chain_method")
+from tempering.run.spec import REBUILD_ATTRS, RunSpec
 
 #: With no ``checkpoint_every``, a checkpoint is written once this many seconds have passed since
 #: the last one (so runs shorter than this write none before the end).
@@ -57,52 +47,65 @@ def save_finished(result: RunResult, out: Path, checkpoint_every: int | None) ->
     return write_run_file(out, result.ledger, attrs, idata=result.idata)
 
 
-def run_and_save(model_name: str, sampler_name: str, config: dict, *, chains: int, draws: int,
-                 warmup: int, seed: Any, chain_method: str, thin: int, out: Path,
-                 progress: bool, init: Any = None,
-                 on_done: Callable[[str], Any] | None = None,
-                 checkpoint_every: int | None = 0, resume: Ledger | None = None,
-                 workers: int | None = None, scheduler: str | None = None) -> Path:
-    """Validate everything, sample, and write the run file atomically; returns its path.
+def run_spec(spec: RunSpec, *, out: str | Path, progress: bool = False,
+             on_done: Callable[[str], Any] | None = None, checkpoint_every: int | None = 0,
+             resume: Ledger | None = None, workers: int | None = None,
+             scheduler: str | None = None) -> Path:
+    """Sample ``spec`` and write its run file atomically; returns its path.
 
-    ``config`` holds the ``model`` and ``sampler`` tables (options; a ``name`` key is ignored).
     Nothing is written when any input is bad. ``on_done``, when given, is called with the
     end-of-run line (total wall time, compilation apart: :func:`~tempering.run.progress.done_line`)
     once the file is written. ``checkpoint_every`` (draws; ``None``: every
     :data:`CHECKPOINT_SECONDS`; 0: none) writes checkpoints into ``out`` while the run goes on
     (:mod:`tempering.run.checkpoint`); ``resume`` continues a ledger read from one. With
-    ``chain_method="dask"`` the chains run as tasks on a Dask cluster (:mod:`tempering.run.
-    distributed`): a new loopback cluster of ``workers`` processes, or the one at ``scheduler``.
+    ``chain_method="dask"`` the chains run as tasks on a Dask cluster
+    (:mod:`tempering.run.distributed`): a new loopback cluster of ``workers`` processes, or the
+    one at ``scheduler``.
     """
+    out = Path(out)
     check_output_path(out)
     checkpointing = checkpointing_to(out, checkpoint_every)
-    model_options = {k: v for k, v in config["model"].items() if k != "name"}
-    sampler_options = {k: v for k, v in config["sampler"].items() if k != "name"}
-    model = get_model(model_name, **model_options)
     with pilot_phase(progress) as pilot_done:
-        algorithm = get_sampler(sampler_name, model, **sampler_options)
+        model, algorithm = spec.build()
         pilot_done(algorithm)
-    if chain_method == ChainMethod.DASK:
+    if spec.chain_method == ChainMethod.DASK:
         from tempering.run.distributed import run_on_dask
 
-        attrs = resume_attributes(model, algorithm, seed, init=init, chains=chains, draws=draws,
-                                  warmup=warmup, thin=thin, chain_method=chain_method)
-        job = {**attrs, "checkpoint_every": checkpoint_every}
-        result = run_on_dask(model, algorithm, job, out=out,
-                             workers=workers, scheduler=scheduler, progress=progress,
-                             resume=resume)
+        resolved = RunSpec.of(model, algorithm, **_layout(spec))
+        result = run_on_dask(resolved, model, algorithm, out=out,
+                             checkpoint_every=checkpoint_every, workers=workers,
+                             scheduler=scheduler, progress=progress, resume=resume)
     else:
-        result = run_chains(model, algorithm, key=seed, draws=draws, chains=chains,
-                            warmup=warmup, thin=thin, init=init, chain_method=chain_method,
-                            progress=progress, checkpointing=checkpointing, resume=resume)
+        result = run_chains(model, algorithm, key=spec.key, draws=spec.draws, chains=spec.chains,
+                            warmup=spec.warmup, thin=spec.thin, init=spec.init,
+                            chain_method=spec.chain_method, progress=progress,
+                            checkpointing=checkpointing, resume=resume)
     path = save_finished(result, out, checkpoint_every)
     if on_done is not None:
         on_done(done_line(result.idata["posterior"].attrs))
     return path
 
 
-def rebuild_arguments(path: str | Path) -> dict[str, Any]:
-    """What :func:`run_and_save` needs to repeat the run in ``path``.
+def _layout(spec: RunSpec) -> dict[str, Any]:
+    return {"seed": spec.seed, "chains": spec.chains, "draws": spec.draws,
+            "warmup": spec.warmup, "thin": spec.thin, "chain_method": spec.chain_method,
+            "init": spec.init}
+
+
+def run_and_save(model_name: str, sampler_name: str, config: dict, *, chains: int, draws: int,
+                 warmup: int, seed: Any, chain_method: str, thin: int, out: Path,
+                 progress: bool, init: Any = None, **run_options: Any) -> Path:
+    """:func:`run_spec` of the spec these arguments make (``config`` holds the ``model`` and
+    ``sampler`` tables of options); ``run_options`` are :func:`run_spec`'s (``on_done``,
+    ``checkpoint_every``, ``resume``, ``workers``, ``scheduler``)."""
+    spec = RunSpec(model=model_name, sampler=sampler_name, model_options=config["model"],
+                   sampler_options=config["sampler"], seed=seed, chains=chains, draws=draws,
+                   warmup=warmup, thin=thin, chain_method=chain_method, init=init)
+    return run_spec(spec, out=out, progress=progress, **run_options)
+
+
+def recorded_spec(path: str | Path) -> RunSpec:
+    """The spec of the run in ``path``.
 
     Raises
     ------
@@ -111,22 +114,11 @@ def rebuild_arguments(path: str | Path) -> dict[str, Any]:
         hand, not from the sampler registry, records no sampler options).
     """
     idata = load_run(path)
-    missing = [name for name in REBUILD_ATTRS if run_attr(idata, name) is None]
-    if missing:
-        raise UserInputError(f"{path}: cannot be rebuilt (no {', '.join(missing)} recorded; only "
-                             "runs of registered models and samplers can)")
-    attr = lambda name: run_attr(idata, name)
-    return {"model_name": attr("model"), "sampler_name": attr("sampler"),
-            "config": {"model": dict(attr("model_options")),
-                       "sampler": dict(attr("sampler_options"))},
-            "seed": key_from_record(attr("seed")), "chains": int(attr("chains")),
-            "draws": int(attr("draws")), "warmup": int(attr("warmup")),
-            "thin": int(attr("thin")), "chain_method": str(attr("chain_method")),
-            "init": attr("init")}
+    return RunSpec.from_attrs({name: run_attr(idata, name) for name in (*REBUILD_ATTRS, "init")},
+                              source=str(path))
 
 
 def rerun(path: str | Path, out: str | Path, progress: bool = False) -> Path:
     """Rebuild the run in ``path`` — same model, sampler, options, seed and layout — and write it
     to ``out``; returns ``out``'s path."""
-    return run_and_save(**rebuild_arguments(path), out=Path(out), progress=progress)
-
+    return run_spec(recorded_spec(path), out=out, progress=progress)

@@ -14,36 +14,27 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from tempering.algorithms import get_sampler
 from tempering.errors import UserInputError
-from tempering.models import get_model
 from tempering.run.checkpoint import Ledger, read_attrs, read_ledger
-from tempering.run.driver import key_from_record, new_ledger
-from tempering.run.files import REBUILD_ATTRS, run_and_save
+from tempering.run.driver import new_ledger
+from tempering.run.files import run_spec
+from tempering.run.spec import RunSpec
 
 
-def _continued(path: Path) -> tuple[dict[str, Any], Ledger]:
-    """The recorded attributes of ``path`` and its ledger, checked against the rebuilt sampler."""
+def _continued(path: Path) -> tuple[dict[str, Any], RunSpec, Ledger]:
+    """The recorded attributes of ``path``, its spec and its ledger, checked against the rebuilt
+    sampler."""
     attrs = read_attrs(path)
-    missing = [name for name in REBUILD_ATTRS if name not in attrs]
-    if missing:
-        raise UserInputError(f"{path}: checkpoint lacks {', '.join(missing)}")
-    model = get_model(attrs["model"], **dict(attrs["model_options"]))
-    algorithm = get_sampler(attrs["sampler"], model, **dict(attrs["sampler_options"]))
-    template = new_ledger(algorithm, model, key=key_from_record(attrs["seed"]),
-                          chains=int(attrs["chains"]), init=attrs.get("init"))
-    return attrs, read_ledger(path, template.state, template.params)
+    spec = RunSpec.from_attrs(attrs, source=f"{path}: checkpoint")
+    model, algorithm = spec.build()
+    template = new_ledger(algorithm, model, key=spec.key, chains=spec.chains, init=spec.init)
+    return attrs, spec, read_ledger(path, template.state, template.params)
 
 
-def _run(path: Path, attrs: dict[str, Any], ledger: Ledger, draws: int, progress: bool,
+def _run(path: Path, attrs: dict[str, Any], spec: RunSpec, ledger: Ledger, progress: bool,
          on_done: Callable[[str], Any] | None) -> Path:
-    return run_and_save(
-        attrs["model"], attrs["sampler"],
-        {"model": dict(attrs["model_options"]), "sampler": dict(attrs["sampler_options"])},
-        chains=int(attrs["chains"]), draws=draws, warmup=int(attrs["warmup"]),
-        seed=key_from_record(attrs["seed"]), chain_method=str(attrs["chain_method"]),
-        thin=int(attrs["thin"]), init=attrs.get("init"), out=path, progress=progress,
-        on_done=on_done, checkpoint_every=attrs.get("checkpoint_every"), resume=ledger)
+    return run_spec(spec, out=path, progress=progress, on_done=on_done,
+               checkpoint_every=attrs.get("checkpoint_every"), resume=ledger)
 
 
 def resume_run(path: str | Path, progress: bool = False,
@@ -57,12 +48,11 @@ def resume_run(path: str | Path, progress: bool = False,
         sampler it names, or a run that has already finished (extend it instead).
     """
     path = Path(path)
-    attrs, ledger = _continued(path)
-    draws = int(attrs["draws"])
-    if bool((ledger.done >= draws).all()):
-        raise UserInputError(f"{path}: the run has finished ({draws} draws per chain); "
+    attrs, spec, ledger = _continued(path)
+    if bool((ledger.done >= spec.draws).all()):
+        raise UserInputError(f"{path}: the run has finished ({spec.draws} draws per chain); "
                              "use `tempering extend` for more")
-    return _run(path, attrs, ledger, draws, progress, on_done)
+    return _run(path, attrs, spec, ledger, progress, on_done)
 
 
 def extend_run(path: str | Path, draws: int, progress: bool = False,
@@ -71,9 +61,8 @@ def extend_run(path: str | Path, draws: int, progress: bool = False,
     path = Path(path)
     if draws < 1:
         raise UserInputError(f"draws must be at least 1 (got {draws})")
-    attrs, ledger = _continued(path)
-    total = int(attrs["draws"])
-    if not bool((ledger.done >= total).all()):
+    attrs, spec, ledger = _continued(path)
+    if not bool((ledger.done >= spec.draws).all()):
         raise UserInputError(f"{path}: the run has not finished; use `tempering resume` first")
-    return _run(path, attrs, ledger, total + draws, progress, on_done)
+    return _run(path, attrs, spec.replace(draws=spec.draws + draws), ledger, progress, on_done)
 
