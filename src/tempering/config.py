@@ -12,11 +12,12 @@ from __future__ import annotations
 import difflib
 import re
 import tomllib
+import warnings
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Self, TypeVar
+from typing import Any, ClassVar, Self, TypeVar
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 
 from tempering.errors import UserInputError
 
@@ -37,6 +38,25 @@ class Options(BaseModel):
     """
 
     model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
+    #: Options renamed in this release, old name → new name: the old name still works (with a
+    #: ``FutureWarning`` naming the new one) so that run files written before the rename rerun
+    #: bit for bit; it goes in the release after.
+    RENAMED: ClassVar[dict[str, str]] = {}
+
+    @model_validator(mode="before")
+    @classmethod
+    def _renamed(cls, data: Any) -> Any:
+        if not cls.RENAMED or not isinstance(data, dict):
+            return data
+        data = dict(data)
+        for old, new in cls.RENAMED.items():
+            if old in data:
+                if new in data:
+                    raise ValueError(f"{old}: renamed {new}; give only {new}")
+                warnings.warn(f"option {old!r} is now called {new!r}; the old name goes in the "
+                              "next release", FutureWarning, stacklevel=2)
+                data[new] = data.pop(old)
+        return data
 
     def resolve(self, model: Any) -> Self:
         """These options with model-dependent defaults filled in (here: unchanged)."""

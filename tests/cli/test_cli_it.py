@@ -22,7 +22,7 @@ def st_file(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("st") / "st.nc"
     with pytest.raises(SystemExit) as exc:
         main(["sample", "--model", "mvn_mean", "--sampler", "st", *TINY, *SMALL_MVN,
-              "--set", "sampler.rungs=4", "--set", "sampler.ladder=harmonic", "--out", str(out)])
+              "--set", "sampler.rungs=4", "--set", "sampler.spacing=harmonic", "--out", str(out)])
     assert exc.value.code in (0, None)
     return out
 
@@ -64,7 +64,7 @@ def test_weights_on_a_run_without_rungs_is_one_line(tmp_path, capsys):
 @pytest.mark.parametrize("extra, fragment", [
     (["--set", "sampler.prior_rung=true", "--set", "sampler.tempering=posterior"],
      "sampler.prior_rung: needs tempering = likelihood"),
-    (["--set", "sampler.ladder=linear"], "sampler.ladder"),
+    (["--set", "sampler.spacing=linear"], "sampler.spacing"),
     (["--set", "sampler.rungs=1"], "sampler.rungs"),
     (["--set", "sampler.c0=-1"], "sampler.c0"),
     (["--set", "sampler.step_sise=0.1"], "sampler.step_sise: unknown option"),

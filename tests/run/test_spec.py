@@ -4,12 +4,14 @@ rerun from the recorded spec that gives the same draws."""
 
 from __future__ import annotations
 
+import json
+
 import jax
 import numpy as np
 import pytest
 
 import tempering
-from tempering import RunSpec, UserInputError, load_run, run_spec
+from tempering import RunSpec, UserInputError, load_run, run_spec, save_run
 from tempering.run.files import recorded_spec
 
 TINY = dict(chains=2, draws=30, warmup=10, seed=3, chain_method="vmap")
@@ -55,3 +57,25 @@ def test_the_file_records_the_resolved_spec_and_reruns_from_it(tmp_path):
     again = tempering.rerun(path, tmp_path / "b.nc")
     np.testing.assert_array_equal(load_run(path).posterior["theta"].values,
                                   load_run(again).posterior["theta"].values)
+
+
+def test_a_run_file_from_before_a_rename_reruns_bit_for_bit(tmp_path):
+    """``ladder`` became ``spacing`` (issue 33): a file that records ``ladder`` still reruns, with
+    a warning naming the new option, and gives the same draws."""
+    spec = RunSpec("mvn_mean", "pt", {"dim": 2},
+                   {"inner": "rwm", "schedule": "geometric", "rungs": 3, "spacing": "harmonic"},
+                   **TINY)
+    new = run_spec(spec, out=tmp_path / "new.nc")
+    idata = load_run(new)
+    for group in ("posterior", "sample_stats"):  # the file as the release before wrote it
+        options = json.loads(idata[group].attrs["sampler_options"])
+        options["ladder"] = options.pop("spacing")
+        idata[group].attrs["sampler_options"] = json.dumps(options)
+    old = save_run(idata, tmp_path / "old.nc")
+    with pytest.warns(FutureWarning, match="'ladder' is now called 'spacing'"):
+        again = tempering.rerun(old, tmp_path / "again.nc")
+    np.testing.assert_array_equal(load_run(new).posterior["theta"].values,
+                                  load_run(again).posterior["theta"].values)
+    with pytest.raises(UserInputError, match="ladder: renamed spacing"):
+        tempering.get_sampler("pt", tempering.get_model("mvn_mean"), ladder="harmonic",
+                              spacing="harmonic")

@@ -15,8 +15,9 @@ adapt the inner kernel per rung in warmup by default (``ADAPT_INNER``: ``adapt_s
 unless given; HMC then also adapts a diagonal mass matrix); the samplers built on a cheap
 approximation keep the kernel's own default.
 
-``ladder`` picks the spacing of β between 1 and ``beta_min`` (geometric, harmonic, sigmoidal; see
-:mod:`tempering.ladders.schedule`); ``prior_rung`` appends β = 0 (power ladders only).
+``spacing`` (``ladder`` until this release) places the β's between 1 and ``beta_min``
+(geometric, harmonic, sigmoidal; see :mod:`tempering.ladders.schedule`); ``prior_rung`` appends
+β = 0 (power ladders only).
 """
 
 from __future__ import annotations
@@ -93,11 +94,13 @@ class TemperingOptions(InnerOptions):
     the seed papers' fixed-ε runs do)."""
 
     ADAPT_INNER = True
+    RENAMED = {"ladder": "spacing"}  # the β spacing, not the ladder object (docs/glossary.md)
 
     rungs: int = Field(7, ge=2)
     beta_min: float = Field(0.125, gt=0.0, lt=1.0)
     inner_steps: PositiveInt = 1
-    ladder: Literal["geometric", "harmonic", "sigmoidal"] = "geometric"
+    spacing: Literal["geometric", "harmonic", "sigmoidal"] = Field(
+        "geometric", description="how the β's fall from 1 to beta_min (was `ladder`)")
     prior_rung: bool = False
 
     @model_validator(mode="after")
@@ -109,7 +112,7 @@ class TemperingOptions(InnerOptions):
 
     def betas(self) -> np.ndarray:
         """β_0 = 1 > β_1 > … (> 0 = the prior rung with ``prior_rung``)."""
-        return ladder_betas(self.ladder, self.rungs, self.beta_min, self.prior_rung)
+        return ladder_betas(self.spacing, self.rungs, self.beta_min, self.prior_rung)
 
 
 class SubsetOptions(TemperingOptions):

@@ -64,7 +64,8 @@ def sample(
     """Sample a model's posterior and write the run to a NetCDF file."""
     from tempering.config import apply_sets, load_config
     from tempering.errors import UserInputError
-    from tempering.run.files import run_and_save
+    from tempering.run.files import run_spec
+    from tempering.run.spec import RunSpec
 
     settings = apply_sets(load_config(config), set_ or [])
     model_name = model or settings["model"].get("name")
@@ -73,11 +74,12 @@ def sample(
         raise UserInputError("no model given: use --model NAME or name = ... in [model]")
     if not sampler_name:
         raise UserInputError("no sampler given: use --sampler NAME or name = ... in [sampler]")
-    path = run_and_save(model_name, sampler_name, settings, chains=chains, draws=draws,
-                        warmup=warmup, seed=seed, chain_method=chain_method.value, thin=thin,
-                        out=out, progress=progress,  # the bar prints the "done in" line itself
-                        on_done=None if progress else typer.echo,
-                        checkpoint_every=checkpoint_every, workers=workers, scheduler=scheduler)
+    spec = RunSpec(model_name, sampler_name, settings["model"], settings["sampler"], seed=seed,
+                   chains=chains, draws=draws, warmup=warmup, thin=thin,
+                   chain_method=chain_method.value)
+    path = run_spec(spec, out=out, progress=progress,  # the bar prints the "done in" line itself
+                    on_done=None if progress else typer.echo,
+                    checkpoint_every=checkpoint_every, workers=workers, scheduler=scheduler)
     typer.echo(f"wrote {path}")
 
 

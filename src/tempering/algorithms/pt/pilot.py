@@ -141,7 +141,7 @@ def place_legs(ran_on: np.ndarray, rejection: np.ndarray, choose_rungs: bool
 
 
 def starting_betas(options: Any) -> np.ndarray:
-    """``start_betas`` when given, else the ``ladder``/``rungs``/``beta_min`` schedule (with
+    """``start_betas`` when given, else the ``spacing``/``rungs``/``beta_min`` schedule (with
     ``rungs=auto``, ``PILOT_RUNGS`` rungs; per leg with ``reference=stabilized``, whose ``rungs``
     count the whole line: :func:`~tempering.ladders.reference.line_schedule`)."""
     if options.start_betas is not None:
@@ -154,8 +154,8 @@ def starting_betas(options: Any) -> np.ndarray:
         lower = int(options.rungs) + 1 - upper
     else:
         upper = lower = int(options.rungs)
-    leg = ladder_betas(options.ladder, lower, options.beta_min, options.prior_rung)
+    leg = ladder_betas(options.spacing, lower, options.beta_min, options.prior_rung)
     if not two_legs:
         return leg
     return line_schedule("stabilized", leg,
-                         ladder_betas(options.ladder, upper, options.beta_min, True))
+                         ladder_betas(options.spacing, upper, options.beta_min, True))

@@ -37,8 +37,8 @@ class PTOptions(TemperingOptions):
     ``schedule``: ``adaptive`` (the default, unless ``keep_all_rungs``) moves the β's during
     warmup, in rounds of doubling length, to equal estimated communication barrier
     (:mod:`tempering.algorithms.pt.rounds`; at most ``rounds`` rounds), then freezes them;
-    ``geometric`` keeps the fixed ladder of ``ladder``/``rungs``/``beta_min`` (geometric unless
-    ``ladder`` says otherwise), as the seed papers' runs do. The adaptive schedule runs from the
+    ``geometric`` keeps the fixed ladder of ``spacing``/``rungs``/``beta_min`` (geometric unless
+    ``spacing`` says otherwise), as the seed papers' runs do. The adaptive schedule runs from the
     target to the prior (``prior_rung`` defaults to true with it, as Pigeons.jl's reference is the
     prior): Λ is then the whole barrier and ``beta_min`` only places the first schedule's
     second-last rung. ``rungs=auto`` (adaptive only; the default there, 7 rungs with a fixed
