@@ -59,7 +59,22 @@ class Options(BaseModel):
         return data
 
     def resolve(self, model: Any) -> Self:
-        """These options with model-dependent defaults filled in (here: unchanged)."""
+        """These options with model-dependent defaults filled in (here: unchanged). Resolving
+        never runs MCMC: a sampler that must measure something first does it in
+        :meth:`run_pilot`."""
+        del model
+        return self
+
+    def run_pilot(self, model: Any) -> Self:
+        """Run the sampler's pilot, if it has one, on resolved options; the builder
+        (:func:`tempering.algorithms.registry.build_sampler`) calls it after :meth:`resolve`.
+
+        One convention for every pilot: what it chooses (PT's rungs and starting schedule, EE's
+        levels, the discretizing chain's m) comes back as options — recorded in the run file, so
+        a rebuild runs no pilot and gives the same draws — and what it did (its seconds, cost and
+        measurements) rides on the returned options as ``pilot_record``, which the sampler's
+        build puts in its facts as ``pilot``. Here: no pilot, the options unchanged.
+        """
         del model
         return self
 

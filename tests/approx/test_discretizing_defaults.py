@@ -44,15 +44,16 @@ def test_auto_takes_the_smallest_size_that_passes_and_records_it():
     ``m`` skips the pilot."""
     model = grid_model()
     algorithm = get_sampler("discretizing_chain", model, approx="sod", pilot_accept=0.9)
-    record = algorithm.facts["m_pilot"]
-    m = algorithm.facts["m"]
+    record = algorithm.facts["pilot"]
+    m = algorithm.options.m  # the pilot's choice is an option: a rebuild runs no pilot
+    assert record["m"] == m and record["cost"] == record["pilot_cost"] > 0
     accept = {int(k): v for k, v in record["accept_by_m"].items()}
     assert record["passed"] and accept[m] >= 0.9
     assert all(a < 0.9 for size, a in accept.items() if size < m)
     assert max(accept) == m and len(accept) >= 2  # it stopped at m, after rejecting one
     assert algorithm.facts["approx_cost"] == pytest.approx((m / model.n_data) ** 3)
     explicit = get_sampler("discretizing_chain", model, approx="sod", m=m)
-    assert "m_pilot" not in explicit.facts and explicit.facts["approx_cost"] == \
+    assert "pilot" not in explicit.facts and explicit.facts["approx_cost"] == \
         algorithm.facts["approx_cost"]
 
 
@@ -82,13 +83,13 @@ def _run(model, draws: int, warmup: int, **options):
 def test_forcing_m64_does_not_move(model):
     """The failing control, kept cheap: explicit m = 64 is used as given, and stays stuck."""
     algorithm, _, accept = _run(model, draws=100, warmup=50, m=64)
-    assert "m_pilot" not in algorithm.facts
+    assert "pilot" not in algorithm.facts
     assert accept < MIN_MARK_ACCEPT
 
 
 @pytest.mark.slow
 def test_default_m_mixes_on_gp_ard(model):
     algorithm, rhat, accept = _run(model, draws=500, warmup=500)
-    print(f"\nm = {algorithm.facts['m']}: R-hat {rhat:.3f}, mark acceptance {accept:.3f}")
+    print(f"\nm = {algorithm.options.m}: R-hat {rhat:.3f}, mark acceptance {accept:.3f}")
     assert rhat < MAX_RHAT and accept > MIN_MARK_ACCEPT
-    assert np.isfinite(algorithm.facts["m_pilot"]["pilot_cost"])
+    assert np.isfinite(algorithm.facts["pilot"]["cost"])

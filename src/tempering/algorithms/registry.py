@@ -40,12 +40,14 @@ SAMPLERS: Registry[SamplerSpec] = Registry("sampler", (
 
 
 def build_sampler(spec: SamplerSpec, model: Model, options: dict[str, Any]) -> Algorithm:
-    """Validate ``options`` (one-line errors), resolve them against ``model`` and build.
+    """Validate ``options`` (one-line errors), resolve them against ``model``, run the
+    sampler's pilot if it has one (:meth:`~tempering.config.Options.run_pilot`) and build.
 
     The returned algorithm carries the resolved options (what a run file records and feeds back)
     and the spec's name; the statistics it declares must be among the spec's.
     """
     resolved = validate_options(spec.options, options, prefix="sampler").resolve(model)
+    resolved = resolved.run_pilot(model)
     algorithm = spec.build(model, resolved)
     declared = {stat.name for stat in (*COMMON_STATS, *spec.stats)}
     undeclared = [stat.name for stat in algorithm.stats if stat.name not in declared]

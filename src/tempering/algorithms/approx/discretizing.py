@@ -40,13 +40,14 @@ chain's own, i.e. what a serial implementation does.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Mapping
 from typing import Any, Literal, NamedTuple, Self
 
 import jax
 import jax.numpy as jnp
 import numpy as np
-from pydantic import Field, PositiveInt, field_validator
+from pydantic import Field, PositiveInt, PrivateAttr, field_validator
 
 from tempering.algorithms.approx.pilot import MIN_ACCEPT, choose_m
 from tempering.algorithms.base import Algorithm, AlgorithmInfo, Headline, Stat
@@ -252,8 +253,8 @@ class DiscretizingOptions(ApproximationOptions):
     ``approx``/``m``: π*'s approximation and its subset size (rank for eigen-exact). ``m="auto"``
     (the default) picks the smallest size of a √2-spaced sequence whose pilot mark acceptance
     reaches ``pilot_accept`` (0.4; :mod:`tempering.algorithms.approx.pilot`: Laplace draws of
-    π, one mark move each; the choice and the pilot are in the run's facts); an explicit m is
-    used as given.
+    π, one mark move each): the run file records the chosen m as the option, and the pilot's
+    record in the facts (``pilot``); an explicit m is used as given.
     Either way the first half of warmup runs R on π* alone (the pilot vouches for π* near π's
     bulk, not in the tails a chain may start in).
     ``r``: mark moves per mapping; ``s``: steps of R per proposed move; ``cache``: keep π of every
@@ -263,6 +264,8 @@ class DiscretizingOptions(ApproximationOptions):
 
     approx: Literal["sod", "nystrom", "eigen"] = "sod"
     m: PositiveInt | Literal["auto"] = "auto"
+    _pilot: dict[str, Any] | None = PrivateAttr(default=None)
+
     pilot_accept: float = Field(MIN_ACCEPT, gt=0.0, lt=1.0)
     r: PositiveInt = 1
     s: PositiveInt = 1
@@ -277,24 +280,43 @@ class DiscretizingOptions(ApproximationOptions):
 
     def resolve(self, model: Model) -> Self:
         """An explicit ``m`` must suit ``approx`` and the model; ``auto`` needs only ``approx``
-        to suit the model (the pilot runs when the sampler is built)."""
+        to suit the model (the pilot runs in :meth:`run_pilot`)."""
         resolved = super().resolve(model)
         check_approximation(model, resolved.approx, 1 if resolved.m == "auto" else resolved.m)
         return resolved
 
+    def run_pilot(self, model: Model) -> Self:
+        """With ``m=auto``, the pilot's m (:func:`~tempering.algorithms.approx.pilot.choose_m`);
+        its record (with its ``seconds`` and ``cost`` in full evaluations) rides along as
+        ``pilot_record`` for the run's facts."""
+        if self.m != "auto":
+            return self
+        _, bound = self.bind_inner(model.dim)
+        started = time.perf_counter()
+        m, record = choose_m(model, self.approx, bound, subset_seed=self.subset_seed,
+                             jitter=self.jitter, s=self.s, min_accept=self.pilot_accept)
+        placed = self.model_copy(update={"m": m})
+        placed._pilot = {**record, "cost": record["pilot_cost"],
+                         "seconds": time.perf_counter() - started}
+        return placed
 
-def subset_size(model: Model, options: DiscretizingOptions) -> tuple[int, dict[str, Any]]:
-    """``options.m``, or the pilot's choice and record when it is ``auto``."""
-    if options.m != "auto":
-        return options.m, {}
-    _, bound = options.bind_inner(model.dim)
-    m, record = choose_m(model, options.approx, bound, subset_seed=options.subset_seed,
-                         jitter=options.jitter, s=options.s, min_accept=options.pilot_accept)
-    return m, {"m": m, "m_pilot": record}
+    def __eq__(self, other: object) -> bool:
+        """Options are equal when they say the same: the pilot's record is not an option."""
+        return type(other) is type(self) and self.model_dump() == other.model_dump()
+
+    __hash__ = None  # type: ignore[assignment]
+
+    @property
+    def pilot_record(self) -> dict[str, Any] | None:
+        """What the pilot that chose ``m`` did, when it ran in this process."""
+        return self._pilot
 
 
 def build(model: Model, options: DiscretizingOptions) -> Algorithm:
-    m, facts = subset_size(model, options)
+    if options.m == "auto":  # built without the builder: run the pilot here
+        options = options.run_pilot(model)
+    m = int(options.m)
+    facts = {} if options.pilot_record is None else {"pilot": options.pilot_record}
     approx = approximate_rung(model, options.approx,
                               draw_subset(options.subset_seed, model.n_data, m), options.jitter)
     _, bound = options.bind_inner(model.dim)

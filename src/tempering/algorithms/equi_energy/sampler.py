@@ -124,8 +124,7 @@ class EnergyLadderOptions(InnerOptions):
                                                                           0.3))
 
     def resolve(self, model: Any) -> Self:
-        """The inner kernel's options explicit (RWM adapts towards 0.3 unless told otherwise);
-        with ``levels=auto``, the pilot's ladder (:meth:`placed`)."""
+        """The inner kernel's options explicit (RWM adapts towards 0.3 unless told otherwise)."""
         resolved = super().resolve(model)
         extras = dict(resolved.model_extra or {})
         if "adapt_step_size" in extras and "adapt_step_size" not in (self.model_extra or {}):
@@ -137,8 +136,12 @@ class EnergyLadderOptions(InnerOptions):
         if resolved.start_point is not None and len(resolved.start_point) != model.dim:
             raise UserInputError(f"sampler.start_point: {len(resolved.start_point)} values for "
                                  f"a model of dimension {model.dim}")
-        placing = resolved.levels == "auto" and not resolved.ladder_given()
-        return resolved.placed(model) if placing else resolved
+        return resolved
+
+    def run_pilot(self, model: Any) -> Self:
+        """With ``levels=auto`` and no ladder given, the pilot's ladder (:meth:`placed`)."""
+        placing = self.levels == "auto" and not self.ladder_given()
+        return self.placed(model) if placing else self
 
     def placed(self, model: Model) -> Self:
         """These options with the pilot's ladder (each sampler places its own)."""

@@ -137,12 +137,11 @@ class PTOptions(TemperingOptions):
         """The schedule warmup starts from (``start_betas``, else the fixed ladder)."""
         return starting_betas(self)
 
-    def resolve(self, model: Any) -> Self:
-        """The inner kernel's options, and with ``rungs=auto`` the pilot's rungs and schedule."""
-        resolved = super().resolve(model)
-        if resolved.rungs != "auto":
-            return resolved
-        return resolved.placed(model, build(model, resolved, pilot=True), choose_rungs=True)
+    def run_pilot(self, model: Any) -> Self:
+        """With ``rungs=auto``, the pilot's rungs and schedule (:meth:`placed`)."""
+        if self.rungs != "auto":
+            return self
+        return self.placed(model, build(model, self, pilot=True), choose_rungs=True)
 
     def placed(self, model: Model, pilot: Algorithm, *, choose_rungs: bool) -> Self:
         """These options with ``start_betas`` (and ``rungs``) placed by ``pilot``'s rounds; the

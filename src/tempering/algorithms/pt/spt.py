@@ -55,7 +55,8 @@ class SPTOptions(PTOptions, SubsetOptions):
         return fallback
 
     def resolve(self, model: Any) -> Self:
-        """The inner kernel's options and, for the adaptive schedule, the pilot's β's."""
+        """The inner kernel's options; the fixed schedule where the adaptive one cannot be
+        placed (the pilot runs in :meth:`run_pilot`)."""
         resolved = super(PTOptions, self).resolve(model)
         if resolved.schedule != "adaptive" or resolved.start_betas is not None:
             return resolved
@@ -68,10 +69,15 @@ class SPTOptions(PTOptions, SubsetOptions):
                 f"schedule: geometric, since the adaptive schedule's pilot masks per-datum "
                 f"likelihood terms, which {model.name} does not have (its likelihood on a "
                 f"subset is not a sum over points)")
-        ladder = adaptive_subset_ladder(model, resolved.betas(), subsets=resolved.subsets)
-        pilot = build_over(model, resolved, ladder, keep_all_rungs=None, adaptive=True,
-                           pilot=True)
-        return resolved.placed(model, pilot, choose_rungs=resolved.rungs == "auto")
+        return resolved
+
+    def run_pilot(self, model: Any) -> Self:
+        """For the adaptive schedule, the pilot's β's (and rungs, with ``rungs=auto``)."""
+        if self.schedule != "adaptive" or self.start_betas is not None:
+            return self
+        ladder = adaptive_subset_ladder(model, self.betas(), subsets=self.subsets)
+        pilot = build_over(model, self, ladder, keep_all_rungs=None, adaptive=True, pilot=True)
+        return self.placed(model, pilot, choose_rungs=self.rungs == "auto")
 
 
 def build(model: Model, options: SPTOptions) -> Algorithm:
