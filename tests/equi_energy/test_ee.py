@@ -195,7 +195,7 @@ def _rebuilt(model, algorithm, jump_ratio):
     temps = options.ladder()
     params = spec.rung_params(bound, 1.0 / temps)
     settings = options.settings(temps, (model.n_data,) * options.levels, False)
-    return equi_energy(model, bound, params, settings, "ee", jump_ratio)._replace(
+    return equi_energy(model, bound, params, settings, jump_ratio)._replace(
         options=algorithm.options)
 
 

@@ -170,7 +170,7 @@ def build_scan(model: Model, options: ScanOptions) -> Algorithm:
         state = jax.lax.scan(lambda s, k: (step(k, s, params)[0], None), state, keys)[0]
         return state, params, jnp.asarray(float(num_steps))
 
-    return Algorithm("random_scan", init, warmup, step, lambda state: state[0],
+    return Algorithm(init, warmup, step, lambda state: state[0],
                      {"step_size": jnp.asarray(options.step_size)}, (COORDINATE, PROPOSAL_SIZE),
                      facts={"scan": "uniform"})
 

@@ -154,8 +154,6 @@ class Algorithm(NamedTuple):
 
     Attributes
     ----------
-    name
-        The sampler's registry name.
     params
         Initial tunable parameters (adapted in warmup, frozen while sampling).
     stats
@@ -170,9 +168,13 @@ class Algorithm(NamedTuple):
     headline
         The statistics it puts forward (:class:`Headline`): the progress bar shows them live, the
         summary reports them and warns below their floors.
+    name
+        The sampler's registry name, set by the registry from the spec (a sampler's name is
+        given once, in its :class:`~tempering.algorithms.spec.SamplerSpec`); ``""`` for an
+        algorithm built by hand unless it sets one (``algorithm._replace(name="pt")`` gives a
+        hand-built PT the PT summary).
     """
 
-    name: str
     init: Callable[[Array, Array], Any]
     warmup: Callable[[Array, Any, Any, int], tuple[Any, Any, Array]]
     step: Callable[[Array, Any, Any], tuple[Any, AlgorithmInfo]]
@@ -183,4 +185,5 @@ class Algorithm(NamedTuple):
     facts: Mapping[str, Any] = MappingProxyType({})
     options: BaseModel | None = None
     headline: tuple[Headline, ...] = (ACCEPTANCE_HEADLINE,)
+    name: str = ""
 

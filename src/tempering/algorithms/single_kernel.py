@@ -48,7 +48,7 @@ def single_kernel(model: Model, options: Options, *, spec: KernelSpec) -> Algori
         return state, AlgorithmInfo(jnp.asarray(info.acceptance_rate, jnp.float64), cost,
                                     state.logdensity, stats)
 
-    return Algorithm(spec.name, init, warmup, step, lambda state: state.position, bound.params,
+    return Algorithm(init, warmup, step, lambda state: state.position, bound.params,
                      KERNEL_STATS)
 
 

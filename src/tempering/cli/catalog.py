@@ -40,7 +40,8 @@ def _type_name(tp) -> str:
     return getattr(tp, "__name__", str(tp))
 
 
-def _annotation(field) -> str:
+def option_type(field) -> str:
+    """The type of an option as printed, with its bounds (``int > 0 | None``)."""
     return _type_name(field.annotation) + _constraints(field.metadata)
 
 
@@ -65,7 +66,7 @@ def option_lines(options: type[BaseModel]) -> list[str]:
     for key, field in options.model_fields.items():
         note = f" ({field.description})" if field.description else ""
         default = format_default(field.get_default(call_default_factory=True))
-        lines.append(f"{key} = {default}  [{_annotation(field)}]{note}")
+        lines.append(f"{key} = {default}  [{option_type(field)}]{note}")
     return lines
 
 

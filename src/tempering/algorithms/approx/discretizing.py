@@ -172,7 +172,7 @@ def warm_on_approx(key: Array, state: DCState, params: Any, num_steps: int, boun
 
 def discretizing_chain(target: Rung, approx: Rung, bound: BoundKernel, *, r: int = 1, s: int = 1,
                        cache: bool = True, correct: bool = True,
-                       name: str = "discretizing_chain") -> Algorithm:
+                       ) -> Algorithm:
     """Build the discretizing-chain sampler.
 
     Parameters
@@ -240,7 +240,7 @@ def discretizing_chain(target: Rung, approx: Rung, bound: BoundKernel, *, r: int
                                 lambda info: info.cost)
         return state, params, cost + more
 
-    return Algorithm(name, init, warmup, step, lambda st: st.current.position, bound.params,
+    return Algorithm(init, warmup, step, lambda st: st.current.position, bound.params,
                      DC_STATS, headline=DC_HEADLINE)
 
 

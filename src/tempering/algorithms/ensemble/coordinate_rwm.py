@@ -130,7 +130,7 @@ def build(model: Model, options: CoordinateOptions) -> Algorithm:
 
     facts = {"fast": options.fast, "slow_variables": list(split.slow_names),
              "fast_variables": list(split.fast_names)}
-    return Algorithm("coordinate_rwm", lambda key, position: initial_state(split, position),
+    return Algorithm(lambda key, position: initial_state(split, position),
                      fixed_warmup(step), step, lambda s: split.join(s.x1, s.x2),
                      None, COORDINATE_STATS)._replace(facts=facts)
 

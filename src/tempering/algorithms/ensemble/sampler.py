@@ -152,7 +152,7 @@ def build(model: Model, options: EnsembleOptions) -> Algorithm:
               else fixed_warmup(step))
     facts = {"fast": options.fast, "slow_variables": list(split.slow_names),
              "fast_variables": list(split.fast_names), "ensemble_size": K}
-    return Algorithm("ensemble", lambda key, position: initial_state(split, position),
+    return Algorithm(lambda key, position: initial_state(split, position),
                      warmup, step,
                      lambda s: split.join(s.x1, s.x2), kernel_params, ENSEMBLE_STATS,
                      headline=HEADLINE)._replace(facts=facts)

@@ -340,14 +340,14 @@ class Ladder:
 
 
 def equi_energy(model: Model, bound: BoundKernel, params: Any, settings: EESettings,
-                name: str = "ee", jump_ratio: Callable = jump_log_ratio) -> Algorithm:
+                jump_ratio: Callable = jump_log_ratio) -> Algorithm:
     """Build the sampler. ``params``: the inner kernel's parameters stacked over levels;
     ``jump_ratio`` is replaceable only to show that a wrong one breaks the sampler (tests)."""
     ladder = Ladder(model, bound, settings, jump_ratio)
     all_params = ladder.params(params)
     ones = jnp.ones(ladder.L)
     warmup = make_warmup(ladder, dual_averaging_adaptation)
-    return Algorithm(name, lambda key, position: ladder.init(key, position, all_params), warmup,
+    return Algorithm(lambda key, position: ladder.init(key, position, all_params), warmup,
                      lambda key, state, p: ladder.step_with(key, state, p, ones),
                      lambda s: s.levels.stacked.kernel.position[0], all_params, EE_STATS,
                      headline=EE_HEADLINE)

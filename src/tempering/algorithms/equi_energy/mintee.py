@@ -131,7 +131,7 @@ def build(model: Model, options: MinteeOptions) -> Algorithm:
     batches = options.batches(model.n_data)
     temperatures = mintee_temperatures(model.n_data, batches, options.alpha)
     return build_energy_sampler(model, options, temperatures, batches,
-                                options.subsets == "random", "mintee", options.rebase)
+                                options.subsets == "random", options.rebase)
 
 
 SPEC = SamplerSpec(

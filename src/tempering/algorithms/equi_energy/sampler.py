@@ -185,14 +185,14 @@ class EnergyLadderOptions(InnerOptions):
 
 
 def build_energy_sampler(model: Model, options: EnergyLadderOptions, temperatures: np.ndarray,
-                         batches: tuple[int, ...], fresh_batches: bool, name: str,
+                         batches: tuple[int, ...], fresh_batches: bool,
                          rebase: bool = True) -> Algorithm:
     """EE or MINTEE over these temperatures and batch sizes, with its facts."""
     spec, bound = options.bind_inner(model.dim)
     params = spec.rung_params(bound, 1.0 / np.asarray(temperatures))
     settings = options.settings(np.asarray(temperatures, dtype=float), batches, fresh_batches,
                                 rebase)
-    algorithm = equi_energy(model, bound, params, settings, name)
+    algorithm = equi_energy(model, bound, params, settings)
     if settings.energies is not None:
         offsets = np.asarray(settings.energies) - settings.energies[0]
     else:
@@ -247,7 +247,7 @@ class EEOptions(EnergyLadderOptions):
 
 def build(model: Model, options: EEOptions) -> Algorithm:
     batches = (max(model.n_data, 1),) * options.count
-    return build_energy_sampler(model, options, options.ladder(), batches, False, "ee")
+    return build_energy_sampler(model, options, options.ladder(), batches, False)
 
 
 SPEC = SamplerSpec(

@@ -176,7 +176,7 @@ def build(model: Model, options: CmintOptions) -> Algorithm:
              "round_steps": schedule.round_steps, "decays_per_round": schedule.decays_per_round,
              "round_factor": options.rho_up * options.rho_down ** schedule.decays_per_round,
              "snapshots": options.snapshots}
-    return Algorithm("cmint", init, warmup, step, lambda state: state.inner.position,
+    return Algorithm(init, warmup, step, lambda state: state.inner.position,
                      bound.params, stats_in_force(options.reading) + CMINT_STATS, facts=facts)
 
 

@@ -191,7 +191,7 @@ def build(model: Model, options: MintOptions) -> Algorithm:
                                     info.n_evals * target.cost, state.logdensity,
                                     mint_stats(target, options.reading, state))
 
-    return Algorithm("mint", init, warmup, step, lambda state: state.position, bound.params,
+    return Algorithm(init, warmup, step, lambda state: state.position, bound.params,
                      stats_in_force(options.reading), facts=mint_facts(model, options))
 
 

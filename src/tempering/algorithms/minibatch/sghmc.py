@@ -69,7 +69,7 @@ def build(model: Model, options: SghmcOptions) -> Algorithm:
     def move(key, position, batch, step_size):
         return sghmc.step(key, position, batch, step_size, options.temperature)
 
-    return sgmcmc_algorithm("sghmc", model, options, move, options.num_integration_steps)
+    return sgmcmc_algorithm(model, options, move, options.num_integration_steps)
 
 
 SPEC = SamplerSpec(

@@ -45,7 +45,7 @@ def build(model: Model, options: SgldOptions) -> Algorithm:
     def move(key, position, batch, step_size):
         return sgld.step(key, position, batch, step_size, options.temperature)
 
-    return sgmcmc_algorithm("sgld", model, options, move, 1)
+    return sgmcmc_algorithm(model, options, move, 1)
 
 
 SPEC = SamplerSpec(

@@ -104,7 +104,7 @@ def batch_gradient(target: MinibatchTarget) -> Callable[[Array, Array], Array]:
                     + target.scale * target.mean_terms(theta, batch))
 
 
-def sgmcmc_algorithm(name: str, model: Model, options: SgmcmcOptions, move: Move,
+def sgmcmc_algorithm(model: Model, options: SgmcmcOptions, move: Move,
                      grads_per_step: int) -> Algorithm:
     """The algorithm that makes one ``move`` per step on a fresh batch.
 
@@ -137,7 +137,7 @@ def sgmcmc_algorithm(name: str, model: Model, options: SgmcmcOptions, move: Move
     all_facts = {"n": target.n, "batch": target.m, "temperature": options.temperature,
                  "target": "(prior × likelihood)^(1/temperature)",
                  "gradients_per_step": grads_per_step, "step_cost": cost}
-    return Algorithm(name, init, warmup, step, lambda state: state.position,
+    return Algorithm(init, warmup, step, lambda state: state.position,
                      {"step_size": jnp.asarray(options.step_size, jnp.float64)}, SGMCMC_STATS,
                      facts=all_facts)
 

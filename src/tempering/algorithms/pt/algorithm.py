@@ -145,7 +145,7 @@ def pt_warmup(ladder: TemperingLadder, bound: BoundKernel, step: Callable, reini
 
 
 def parallel_tempering(ladder: TemperingLadder, bound: BoundKernel, params: Any, *,
-                       name: str = "pt", swap: str = "sweep", inner_steps: int = 1,
+                       swap: str = "sweep", inner_steps: int = 1,
                        log_ratio: Callable = swap_log_ratio,
                        keep_all_rungs: Model | None = None,
                        rounds: Rounds | None = None) -> Algorithm:
@@ -221,7 +221,7 @@ def parallel_tempering(ladder: TemperingLadder, bound: BoundKernel, params: Any,
                 else state.replicas.position)
 
     stats, dims = _declared_stats(variational, two_legs, keep_all_rungs is not None)
-    return Algorithm(name, init, warmup, step, position, params, stats, dims, headline=PT_HEADLINE)
+    return Algorithm(init, warmup, step, position, params, stats, dims, headline=PT_HEADLINE)
 
 
 def _declared_stats(variational: bool, two_legs: bool, all_rungs: bool

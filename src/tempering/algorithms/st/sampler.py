@@ -132,7 +132,7 @@ def st_warmup(family: TemperedFamily, ks: Array, step: Callable, with_pilot: boo
     return state, params, cost
 
 
-def simulated_tempering(family: TemperedFamily, betas: np.ndarray, *, name: str = "st",
+def simulated_tempering(family: TemperedFamily, betas: np.ndarray, *,
                         inner_steps: int = 1, c0: float = 100.0,
                         n0: float = 1000.0,
                         pseudo_prior_init: Literal["pilot", "uniform"] = "pilot",
@@ -199,7 +199,7 @@ def simulated_tempering(family: TemperedFamily, betas: np.ndarray, *, name: str 
         return st_warmup(family, ks, step, pseudo_prior_init == "pilot", (c0, n0), key, state,
                          params, num_steps)
 
-    return Algorithm(name, init, warmup, step, lambda s: s.inner.position, params0, ST_STATS,
+    return Algorithm(init, warmup, step, lambda s: s.inner.position, params0, ST_STATS,
                      headline=ST_HEADLINE, facts={"betas": [float(b) for b in betas]})
 
 

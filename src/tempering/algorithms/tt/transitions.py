@@ -136,7 +136,7 @@ def excursion(keys: jax.Array, x: Any, ladder: TemperingLadder, view: tuple, bou
 
 
 def tempered_transitions(ladder: TemperingLadder, bound: BoundKernel, params: Any, *,
-                         name: str = "tt", inner_steps: int = 1, level0_update: bool = True,
+                         inner_steps: int = 1, level0_update: bool = True,
                          down_levels: Literal["neal", "printed"] = "neal") -> Algorithm:
     """Build TT (power ladder) or STT (subset ladder with ``redraw=True``).
 
@@ -187,7 +187,7 @@ def tempered_transitions(ladder: TemperingLadder, bound: BoundKernel, params: An
             return state, params, cost
         return warm_levels(ladder, bound, key, state, params, num_steps)
 
-    return Algorithm(name, init, warmup, step, lambda s: s.current.position, params, TT_STATS,
+    return Algorithm(init, warmup, step, lambda s: s.current.position, params, TT_STATS,
                      headline=TT_HEADLINE)
 
 
