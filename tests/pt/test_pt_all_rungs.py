@@ -41,9 +41,9 @@ def test_layout_weights_and_unchanged_target_chain(small, runs):
     betas = np.asarray(algorithm.facts["betas"])
     assert betas[-1] == 0.0 and len(betas) == 6
     theta = idata.posterior["theta"]
-    assert theta.dims == ("chain", "draw", "ladder", "theta_dim") and theta.shape[2] == 6
+    assert theta.dims == ("chain", "draw", "rung", "theta_dim") and theta.shape[2] == 6
     for name in ("rung", "log_tempered", "log_weight"):
-        assert idata.sample_stats[name].dims == ("chain", "draw", "ladder")
+        assert idata.sample_stats[name].dims == ("chain", "draw", "rung")
     np.testing.assert_array_equal(idata.sample_stats["rung"].values[0, 0], np.arange(6))
     values = theta.values[:, ::50]
     log_lik = np.asarray(jax.vmap(jax.vmap(jax.vmap(small.log_lik)))(values))
@@ -82,3 +82,12 @@ def test_plain_pt_has_no_rungs_to_weight(runs):
     with pytest.raises(UserInputError, match="no rungs"):
         summarize(plain, weights="optimal")
     assert "it" not in summarize(plain)
+
+
+def test_a_file_with_the_old_rung_dim_name_summarizes_the_same(runs):
+    """The rung dim was called ``ladder`` before issue 33: such a run still summarizes."""
+    _, idata = runs[True]
+    old = idata.copy()
+    for group in ("posterior", "sample_stats"):
+        old[group] = old[group].rename_dims({"rung": "ladder"})
+    assert summarize(old, weights="optimal")["it"] == summarize(idata, weights="optimal")["it"]

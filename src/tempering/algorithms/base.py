@@ -10,7 +10,7 @@ adapt and that are frozen during sampling:
 - ``step(key, state, params) -> (state, AlgorithmInfo)``;
 - ``position(state) -> θ`` of the target (rung 0) chain — the only draws that reach ``posterior``
   — or, for an algorithm that keeps more than one draw per step, an array with the extra leading
-  axes it declares in ``position_dims`` (PT with ``keep_all_rungs``: ``("ladder",)``).
+  axes it declares in ``position_dims`` (PT with ``keep_all_rungs``: ``("rung",)``).
 
 ``AlgorithmInfo.cost`` is the step's likelihood work in full-data-equivalent evaluations
 (docs/architecture.md, "Contracts": info carries cost); ``stats`` holds further per-draw
@@ -45,7 +45,7 @@ class Stat(NamedTuple):
     name
         Its name in ``sample_stats`` (and in ``AlgorithmInfo.stats``).
     dims
-        Its dims after ``(chain, draw)``: ``()`` for a scalar, ``("ladder",)`` for one value per
+        Its dims after ``(chain, draw)``: ``()`` for a scalar, ``("rung",)`` for one value per
         rung, ``("pair",)`` per adjacent pair of rungs, ...
     meaning
         One line, stored with the variable in the run file.

@@ -4,7 +4,7 @@ A big model (a neural network's 159 010 weights) would take minutes to plot whol
 shows the first :data:`MAX_COMPONENTS` scalar components whose draws are finite and not constant
 (an unused slot of a variable-dimension model is NaN in some draws; a component that never moved
 has no density to draw) and says how many it left out. A run that kept draws at every rung (a
-position dim such as ``ladder`` before the variable's own dims) is plotted at position 0, the
+position dim such as ``rung`` before the variable's own dims) is plotted at position 0, the
 target.
 """
 

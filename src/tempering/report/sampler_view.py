@@ -11,7 +11,7 @@ dims and ``meaning``, and its ``headline`` attribute names the statistics the sa
 * ``rung``, where it is a per-draw scalar, gives the rung index process (ST), and the summary's
   importance-tempering block (``it``) the rung occupation, per-rung IS ESS and λ*;
 * every run has ``cost``: its cost per draw per chain;
-* every other statistic with extra dims (``ladder``, ``pair``, ``level``, ...) gets a small chart
+* every other statistic with extra dims (``rung``, ``pair``, ``level``, ...) gets a small chart
   of its mean per index, titled with its meaning; scalar statistics get their mean and total in
   a table (π / π* evaluations and cache hits, TT acceptance, ...);
 * the lines the sampler's spec renders from its own summary (its ``render`` hook), as text.

@@ -5,7 +5,7 @@ Such a run holds, per draw, ``sample_stats.rung`` (0 = the target), ``sample_sta
 ((1 − k) U) and ``sample_stats.log_tempered`` (U) (declared by
 :func:`tempering.algorithms.base.rung_weight_stats`), and the ladder's β in the run's
 ``sampler_facts``; ``posterior`` holds the draws as run —
-(chain, draw, *shape) for ST, (chain, draw, ladder, *shape) for PT. Parameters are summarised by
+(chain, draw, *shape) for ST, (chain, draw, rung, *shape) for PT. Parameters are summarised by
 the chosen combination of per-rung importance estimators (:mod:`importance`): weighted mean and sd,
 the delta-method MCSE of the mean (weights and autocorrelation), ``ess_bulk`` = (sd / MCSE)², the
 effective size that accounts for both, and ``ess_is``, the importance-sampling ESS of the
@@ -54,7 +54,8 @@ def _scalar_components(posterior, slotted: bool) -> dict[str, np.ndarray]:
 def it_summary(idata: az.InferenceData, weights: Weights = "optimal") -> dict[str, Any]:
     """``params`` rows, the ``it`` block and the ``evidence`` block of a run with rungs."""
     stats = idata["sample_stats"]
-    slotted = "ladder" in idata["posterior"].dims
+    # "ladder": the rung dim's name in run files written before it was renamed "rung"
+    slotted = bool({"rung", "ladder"} & set(idata["posterior"].dims))
     rung = _with_slot(np.asarray(stats[RUNG].values), slotted)
     log_w = _with_slot(np.asarray(stats[LOG_WEIGHT].values, dtype=float), slotted)
     energy = _with_slot(np.asarray(stats[LOG_TEMPERED].values, dtype=float), slotted)

@@ -231,7 +231,7 @@ def _declared_stats(variational: bool, two_legs: bool, all_rungs: bool
     stats = tuple(s for s in PT_STATS if (variational or s is not REFERENCE_ACTIVE)
                   and (two_legs or s is not SWAP_LOG_DOWN))
     if all_rungs:
-        return stats + ALL_RUNGS_STATS, ("ladder",)
+        return stats + ALL_RUNGS_STATS, ("rung",)
     return stats, ()
 
 
