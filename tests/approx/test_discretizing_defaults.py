@@ -20,6 +20,7 @@ from tempering.algorithms.approx.pilot import choose_m, pilot_sizes
 from tempering.kernels import KERNELS
 from tempering.models import get_model
 from tempering.run.driver import run_chains
+from tempering.run.progress import pilot_line
 
 #: The bars of issue 16: mark acceptance above 0.05, R-hat below 1.05 (4 chains × 500 draws).
 MIN_MARK_ACCEPT = 0.05
@@ -47,6 +48,7 @@ def test_auto_takes_the_smallest_size_that_passes_and_records_it():
     record = algorithm.facts["pilot"]
     m = algorithm.options.m  # the pilot's choice is an option: a rebuild runs no pilot
     assert record["m"] == m and record["cost"] == record["pilot_cost"] > 0
+    assert pilot_line(record).startswith(f"pilot: m = {m} (pilot mark acceptance")
     accept = {int(k): v for k, v in record["accept_by_m"].items()}
     assert record["passed"] and accept[m] >= 0.9
     assert all(a < 0.9 for size, a in accept.items() if size < m)

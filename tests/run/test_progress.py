@@ -157,3 +157,13 @@ def test_done_line_counts_what_lies_outside_the_phases():
     assert done_line(attrs) == "done in 16.5 s (compile 8.1 s, warmup 6.2 s, sampling 2.2 s)"
     del attrs["wall_seconds_total"]  # a run file written before the total was recorded
     assert done_line(attrs).startswith("done in 16.5 s (compile 8.1 s")
+
+
+def test_pilot_line_of_a_pilot_that_is_not_pt_s():
+    """The discretizing chain's pilot records what it chose, its seconds and its cost only."""
+    from tempering.run.progress import pilot_line
+
+    record = {"m": 91, "chose": "m = 91 (pilot mark acceptance 0.424, bar 0.4)", "seconds": 13.04,
+              "cost": 2270.4, "accept_by_m": {"64": 0.0, "91": 0.424}}
+    assert pilot_line(record) == ("pilot: m = 91 (pilot mark acceptance 0.424, bar 0.4); "
+                                  "13.0 s, cost 2270")

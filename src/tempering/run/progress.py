@@ -70,7 +70,11 @@ def done_line(attrs: Mapping[str, Any]) -> str:
 def pilot_line(pilot: dict[str, Any]) -> str:
     """The pilot's line: ``pilot: 2046 scans on 10 rungs, Λ̂ 4.31 → 10 rungs; 3.2 s (compile
     4.1 s), cost 20460`` (its seconds and cost are the run's too, apart from warmup's); an
-    equi-energy pilot places ``levels`` (its ``unit``) and adds T_max and H₀."""
+    equi-energy pilot places ``levels`` (its ``unit``) and adds T_max and H₀. Any other pilot
+    says what it chose (its record's ``chose``): ``pilot: m = 91 (…); 13.0 s, cost 2270``."""
+    if "scans" not in pilot:
+        return (f"pilot: {pilot.get('chose', 'ran')}; {float(pilot['seconds']):.1f} s, cost "
+                f"{float(pilot['cost']):.0f}")
     unit = pilot.get("unit", "rungs")
     ladder = (f" (T_max {pilot['t_max']:.4g}, H₀ {pilot['h0']:.6g})"
               if "t_max" in pilot and "h0" in pilot else "")

@@ -296,8 +296,11 @@ class DiscretizingOptions(ApproximationOptions):
         m, record = choose_m(model, self.approx, bound, subset_seed=self.subset_seed,
                              jitter=self.jitter, s=self.s, min_accept=self.pilot_accept)
         placed = self.model_copy(update={"m": m})
+        accept = record["accept_by_m"][str(m)]
         placed._pilot = {**record, "cost": record["pilot_cost"],
-                         "seconds": time.perf_counter() - started}
+                         "seconds": time.perf_counter() - started,
+                         "chose": f"m = {m} (pilot mark acceptance {accept:.3f}, bar "
+                                  f"{self.pilot_accept:g})"}
         return placed
 
     def __eq__(self, other: object) -> bool:
