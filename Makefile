@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
 .PHONY: demo test test-slow lint typecheck clean data-fashion-mnist reproduce-li-wong bench-ensemble \
-	browser
+	browser docs
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -34,6 +34,11 @@ test: $(STAMP) browser
 test-slow: $(STAMP) browser
 	$(BIN)/python -m pytest -q -n auto --dist loadfile -m slow
 
+# The documentation site into site/ (mkdocs.yml; warnings are errors). make test builds it too, in
+# tests/package/test_docs.py, and opens every page in Chromium.
+docs: $(STAMP)
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
+
 lint: $(STAMP)
 	$(BIN)/ruff check src tests
 
@@ -58,4 +63,4 @@ bench-ensemble: $(STAMP)
 	$(BIN)/tempering bench ensemble
 
 clean:
-	rm -rf $(VENV) build *.egg-info src/*.egg-info
+	rm -rf $(VENV) build site *.egg-info src/*.egg-info
