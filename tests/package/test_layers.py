@@ -180,3 +180,14 @@ def test_few_modules_at_the_top_of_algorithms():
     """The shared modules only (issue 33: at most ~10); everything else is in a family."""
     top = sorted(p.name for p in ALGORITHMS.glob("*.py"))
     assert len(top) <= 10, top
+
+
+def test_sampler_specs_are_declared_with_keywords():
+    """One declaration per sampler, readable on its own: ``SamplerSpec(name=..., summary=...,
+    options=..., build=..., ...)``, never by position (issue 33)."""
+    positional = [f"{path.relative_to(SRC)}:{node.lineno}"
+                  for path in sorted(SRC.rglob("*.py"))
+                  for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+                  if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "SamplerSpec"
+                  and node.args]
+    assert not positional, positional

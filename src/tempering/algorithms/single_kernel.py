@@ -54,5 +54,10 @@ def single_kernel(model: Model, options: Options, *, spec: KernelSpec) -> Algori
 
 def spec_for(kernel: KernelSpec) -> SamplerSpec:
     """The sampler that runs ``kernel`` alone on the target, under the kernel's name."""
-    return SamplerSpec(kernel.name, kernel.summary, kernel.options,
-                       partial(single_kernel, spec=kernel), KERNEL_STATS)
+    return SamplerSpec(
+        name=kernel.name,
+        summary=kernel.summary,
+        options=kernel.options,
+        build=partial(single_kernel, spec=kernel),
+        stats=KERNEL_STATS,
+    )

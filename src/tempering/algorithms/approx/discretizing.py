@@ -355,6 +355,12 @@ def evaluation_lines(summary: Mapping[str, Any]) -> list[str]:
 
 
 SPEC = SamplerSpec(
-    "discretizing_chain", "mapping to a discretizing chain of an approximation π*, with caching "
-    "(seed 002 §3); also takes the inner kernel's options", DiscretizingOptions, build, DC_STATS,
-    evaluation_summary, evaluation_lines)
+    name="discretizing_chain",
+    summary="mapping to a discretizing chain of an approximation π*, with caching (seed 002 §3); "
+            "also takes the inner kernel's options",
+    options=DiscretizingOptions,
+    build=build,
+    stats=DC_STATS,
+    summarize=evaluation_summary,
+    render=evaluation_lines,
+)

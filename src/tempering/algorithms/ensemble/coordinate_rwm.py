@@ -136,7 +136,11 @@ def build(model: Model, options: CoordinateOptions) -> Algorithm:
 
 
 SPEC = SamplerSpec(
-    "coordinate_rwm", "single-variable Metropolis (seed 004's baseline): a Gaussian update per "
-    "coordinate in a fixed sweep; with a model's fast/slow split, slow updates reuse nothing and "
-    "fast ones the cache, plus extra_fast sweeps of the fast variables", CoordinateOptions,
-    build, COORDINATE_STATS)
+    name="coordinate_rwm",
+    summary="single-variable Metropolis (seed 004's baseline): a Gaussian update per coordinate "
+            "in a fixed sweep; with a model's fast/slow split, slow updates reuse nothing and "
+            "fast ones the cache, plus extra_fast sweeps of the fast variables",
+    options=CoordinateOptions,
+    build=build,
+    stats=COORDINATE_STATS,
+)

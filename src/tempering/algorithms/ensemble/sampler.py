@@ -180,6 +180,13 @@ def ensemble_lines(summary: Mapping[str, Any]) -> list[str]:
 
 
 SPEC = SamplerSpec(
-    "ensemble", "ensemble MCMC for fast and slow variables (seed 004, Neal 2010): map to K fast "
-    "values, update the slow variables on the ensemble density, map back; needs a model with a "
-    "fast/slow split", EnsembleOptions, build, ENSEMBLE_STATS, ensemble_summary, ensemble_lines)
+    name="ensemble",
+    summary="ensemble MCMC for fast and slow variables (seed 004, Neal 2010): map to K fast "
+            "values, update the slow variables on the ensemble density, map back; needs a model "
+            "with a fast/slow split",
+    options=EnsembleOptions,
+    build=build,
+    stats=ENSEMBLE_STATS,
+    summarize=ensemble_summary,
+    render=ensemble_lines,
+)

@@ -135,8 +135,14 @@ def build(model: Model, options: MinteeOptions) -> Algorithm:
 
 
 SPEC = SamplerSpec(
-    "mintee", "MINTEE (seed 003 Alg. 2): equi-energy sampler with mini-batch energies, batch "
-    "m_k growing by gamma per level down to all n at T = 1, placed by a pilot (levels=auto); "
-    "subsets fixed (exact level 0) or random (the paper's); also takes the inner kernel's "
-    "options", MinteeOptions, build,
-    EE_STATS, ee_summary, ee_lines)
+    name="mintee",
+    summary="MINTEE (seed 003 Alg. 2): equi-energy sampler with mini-batch energies, batch m_k "
+            "growing by gamma per level down to all n at T = 1, placed by a pilot (levels=auto); "
+            "subsets fixed (exact level 0) or random (the paper's); also takes the inner kernel's "
+            "options",
+    options=MinteeOptions,
+    build=build,
+    stats=EE_STATS,
+    summarize=ee_summary,
+    render=ee_lines,
+)

@@ -251,6 +251,13 @@ def build(model: Model, options: EEOptions) -> Algorithm:
 
 
 SPEC = SamplerSpec(
-    "ee", "equi-energy sampler (Kou, Zhou & Wong 2006; seed 003 App. D): levels of tempered, "
-    "energy-truncated chains with jumps through energy rings, placed by a pilot (levels=auto); "
-    "also takes the inner kernel's options", EEOptions, build, EE_STATS, ee_summary, ee_lines)
+    name="ee",
+    summary="equi-energy sampler (Kou, Zhou & Wong 2006; seed 003 App. D): levels of tempered, "
+            "energy-truncated chains with jumps through energy rings, placed by a pilot "
+            "(levels=auto); also takes the inner kernel's options",
+    options=EEOptions,
+    build=build,
+    stats=EE_STATS,
+    summarize=ee_summary,
+    render=ee_lines,
+)

@@ -231,7 +231,13 @@ def cmint_lines(summary: Mapping[str, Any]) -> list[str]:
 
 
 SPEC = SamplerSpec(
-    "cmint", "cyclic MINT (seed 003 §4.3.1): MINT under a cyclic step-size schedule, one "
-    "snapshot per round; an optimiser-like ensemble, not an invariant chain's average",
-    CmintOptions, build, MINT_STATS + CMINT_STATS, cmint_summary, cmint_lines,
-    mint_predicted_cost)
+    name="cmint",
+    summary="cyclic MINT (seed 003 §4.3.1): MINT under a cyclic step-size schedule, one snapshot "
+            "per round; an optimiser-like ensemble, not an invariant chain's average",
+    options=CmintOptions,
+    build=build,
+    stats=MINT_STATS + CMINT_STATS,
+    summarize=cmint_summary,
+    render=cmint_lines,
+    predicted_cost=mint_predicted_cost,
+)

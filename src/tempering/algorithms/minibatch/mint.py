@@ -225,6 +225,13 @@ def mint_predicted_cost(run: Mapping[str, Any], inner_evals: float) -> float:
 
 
 SPEC = SamplerSpec(
-    "mint", "mini-batch tempered MH, MINT (seed 003): batch m = n^τ, T = n^(1−λ); readings a/b; "
-    "also takes the inner kernel's options", MintOptions, build, MINT_STATS, mint_summary,
-    mint_lines, mint_predicted_cost)
+    name="mint",
+    summary="mini-batch tempered MH, MINT (seed 003): batch m = n^τ, T = n^(1−λ); readings a/b; "
+            "also takes the inner kernel's options",
+    options=MintOptions,
+    build=build,
+    stats=MINT_STATS,
+    summarize=mint_summary,
+    render=mint_lines,
+    predicted_cost=mint_predicted_cost,
+)

@@ -73,6 +73,11 @@ def build(model: Model, options: SghmcOptions) -> Algorithm:
 
 
 SPEC = SamplerSpec(
-    "sghmc", "stochastic gradient Hamiltonian Monte Carlo on MINT's mini-batches (BlackJAX); "
-    "no MH correction", SghmcOptions, build, SGMCMC_STATS,
-    predicted_cost=sgmcmc_predicted_cost)
+    name="sghmc",
+    summary="stochastic gradient Hamiltonian Monte Carlo on MINT's mini-batches (BlackJAX); no MH "
+            "correction",
+    options=SghmcOptions,
+    build=build,
+    stats=SGMCMC_STATS,
+    predicted_cost=sgmcmc_predicted_cost,
+)

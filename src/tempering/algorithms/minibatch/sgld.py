@@ -49,6 +49,11 @@ def build(model: Model, options: SgldOptions) -> Algorithm:
 
 
 SPEC = SamplerSpec(
-    "sgld", "stochastic gradient Langevin dynamics on MINT's mini-batches (BlackJAX); samples "
-    "(prior × likelihood)^(1/T) up to O(step) bias, no MH correction", SgldOptions, build,
-    SGMCMC_STATS, predicted_cost=sgmcmc_predicted_cost)
+    name="sgld",
+    summary="stochastic gradient Langevin dynamics on MINT's mini-batches (BlackJAX); samples "
+            "(prior × likelihood)^(1/T) up to O(step) bias, no MH correction",
+    options=SgldOptions,
+    build=build,
+    stats=SGMCMC_STATS,
+    predicted_cost=sgmcmc_predicted_cost,
+)

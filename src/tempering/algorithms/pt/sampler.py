@@ -223,6 +223,13 @@ def build_over(model: Model, options: PTOptions, ladder: TemperingLadder,
 
 
 SPEC = SamplerSpec(
-    "pt", "parallel tempering, powered likelihood (seed 000); also takes the inner kernel's "
-    "options", PTOptions, build, PT_STATS + ALL_RUNGS_STATS, swap_summary, swap_lines,
-    predicted_cost=pt_predicted_cost)
+    name="pt",
+    summary="parallel tempering, powered likelihood (seed 000); also takes the inner kernel's "
+            "options",
+    options=PTOptions,
+    build=build,
+    stats=PT_STATS + ALL_RUNGS_STATS,
+    summarize=swap_summary,
+    render=swap_lines,
+    predicted_cost=pt_predicted_cost,
+)

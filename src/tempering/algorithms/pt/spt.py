@@ -88,6 +88,13 @@ def build(model: Model, options: SPTOptions) -> Algorithm:
 
 
 SPEC = SamplerSpec(
-    "spt", "subsampled parallel tempering, subsets fixed per chain (seed 000); also takes the "
-    "inner kernel's options", SPTOptions, build, PT_STATS, swap_summary, swap_lines,
-    predicted_cost=pt_predicted_cost)
+    name="spt",
+    summary="subsampled parallel tempering, subsets fixed per chain (seed 000); also takes the "
+            "inner kernel's options",
+    options=SPTOptions,
+    build=build,
+    stats=PT_STATS,
+    summarize=swap_summary,
+    render=swap_lines,
+    predicted_cost=pt_predicted_cost,
+)

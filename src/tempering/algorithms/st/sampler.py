@@ -293,5 +293,10 @@ def build(model: Model, options: STOptions) -> Algorithm:
 
 
 SPEC = SamplerSpec(
-    "st", "simulated tempering with a tuned pseudo-prior, every draw kept for importance "
-    "tempering (seed 001); also takes the inner kernel's options", STOptions, build, ST_STATS)
+    name="st",
+    summary="simulated tempering with a tuned pseudo-prior, every draw kept for importance "
+            "tempering (seed 001); also takes the inner kernel's options",
+    options=STOptions,
+    build=build,
+    stats=ST_STATS,
+)

@@ -55,5 +55,12 @@ def build(model: Model, options: TTApproxOptions) -> Algorithm:
 
 
 SPEC = SamplerSpec(
-    "tt_approx", "tempered transitions over a ladder of GP approximations (seed 002 §4); also "
-    "takes the inner kernel's options", TTApproxOptions, build, TT_STATS, tt_summary, tt_lines)
+    name="tt_approx",
+    summary="tempered transitions over a ladder of GP approximations (seed 002 §4); also takes "
+            "the inner kernel's options",
+    options=TTApproxOptions,
+    build=build,
+    stats=TT_STATS,
+    summarize=tt_summary,
+    render=tt_lines,
+)

@@ -34,6 +34,13 @@ def build(model: Model, options: STTOptions) -> Algorithm:
 
 
 SPEC = SamplerSpec(
-    "stt", "subsampled tempered transitions, subsets redrawn (seed 000); also takes the inner "
-    "kernel's options", STTOptions, build, TT_STATS, tt_summary, tt_lines,
-    predicted_cost=tt_predicted_cost)
+    name="stt",
+    summary="subsampled tempered transitions, subsets redrawn (seed 000); also takes the inner "
+            "kernel's options",
+    options=STTOptions,
+    build=build,
+    stats=TT_STATS,
+    summarize=tt_summary,
+    render=tt_lines,
+    predicted_cost=tt_predicted_cost,
+)

@@ -248,6 +248,13 @@ def tt_lines(summary: Mapping[str, Any]) -> list[str]:
 
 
 SPEC = SamplerSpec(
-    "tt", "tempered transitions, powered likelihood (Neal 1996; seed 002 §4); also takes the "
-    "inner kernel's options", TTOptions, build, TT_STATS, tt_summary, tt_lines,
-    predicted_cost=tt_predicted_cost)
+    name="tt",
+    summary="tempered transitions, powered likelihood (Neal 1996; seed 002 §4); also takes the "
+            "inner kernel's options",
+    options=TTOptions,
+    build=build,
+    stats=TT_STATS,
+    summarize=tt_summary,
+    render=tt_lines,
+    predicted_cost=tt_predicted_cost,
+)
