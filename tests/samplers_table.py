@@ -29,7 +29,7 @@ SAMPLERS_TABLE: dict[str, Row] = {
     "mala": Row(),
     "rj_changepoint": Row(("changepoint", {"k_max": 3}), {"moves": 2}),
     "pt": Row(options={"rungs": 3, "step_size": 0.3}),
-    "spt": Row(options={"rungs": 3}),
+    "spt": Row(options={"rungs": 3, "schedule": "fixed"}),  # its pilot: tests/pt
     "tt": Row(options={"rungs": 3, "inner_steps": 2}),
     "stt": Row(options={"rungs": 3, "inner_steps": 2}, slow_rerun=True),
     "tt_approx": Row(options={"sizes": [10, 5]}, slow_rerun=True),

@@ -42,11 +42,13 @@ class Options(BaseModel):
     #: ``FutureWarning`` naming the new one) so that run files written before the rename rerun
     #: bit for bit; it goes in the release after.
     RENAMED: ClassVar[dict[str, str]] = {}
+    #: Values renamed in this release, option → {old value: new value}, kept the same way.
+    RENAMED_VALUES: ClassVar[dict[str, dict[str, str]]] = {}
 
     @model_validator(mode="before")
     @classmethod
     def _renamed(cls, data: Any) -> Any:
-        if not cls.RENAMED or not isinstance(data, dict):
+        if not (cls.RENAMED or cls.RENAMED_VALUES) or not isinstance(data, dict):
             return data
         data = dict(data)
         for old, new in cls.RENAMED.items():
@@ -56,6 +58,12 @@ class Options(BaseModel):
                 warnings.warn(f"option {old!r} is now called {new!r}; the old name goes in the "
                               "next release", FutureWarning, stacklevel=2)
                 data[new] = data.pop(old)
+        for key, values in cls.RENAMED_VALUES.items():
+            value = data.get(key)
+            if isinstance(value, str) and value in values:
+                warnings.warn(f"{key}={value} is now called {key}={values[value]}; the old "
+                              "value goes in the next release", FutureWarning, stacklevel=2)
+                data[key] = values[value]
         return data
 
     def resolve(self, model: Any) -> Self:

@@ -66,12 +66,12 @@ def test_warmup_rounds_move_the_schedule_and_sampling_keeps_it():
 
 def test_fixed_schedule_options_keep_the_papers_defaults():
     model = get_model("mixture")
-    fixed = get_sampler("pt", model, schedule="geometric").options
+    fixed = get_sampler("pt", model, schedule="fixed").options
     assert (fixed.swap, fixed.prior_rung) == ("sweep", False)
     kept = get_sampler("pt", model, keep_all_rungs=True).options
-    assert kept.schedule == "geometric"
+    assert kept.schedule == "fixed"
     for bad, field in (({"keep_all_rungs": True, "schedule": "adaptive"}, "keep_all_rungs"),
-                       ({"rungs": "auto", "schedule": "geometric"}, "rungs"),
+                       ({"rungs": "auto", "schedule": "fixed"}, "rungs"),
                        ({"start_betas": [1.0, 0.5], "rungs": 3}, "start_betas")):
         with pytest.raises(Exception, match=field):
             get_sampler("pt", model, **bad)
@@ -204,7 +204,7 @@ def test_adaptive_pt_weighs_twenty_unequal_modes_and_a_short_ladder_does_not():
     # the control as written, before inner kernels adapted by default (tuned, RWM on this short
     # ladder weighs the modes within their MCSE too: the check can fail, shown on the untuned one)
     short = get_sampler("pt", model, inner="rwm", rungs=3, beta_min=0.2, step_size=0.5,
-                        inner_steps=3, schedule="geometric", adapt_step_size=False)
+                        inner_steps=3, schedule="fixed", adapt_step_size=False)
     control = run_chains(model, short, key=3, chains=4, draws=5000, warmup=1023,
                          progress=False)
     assert not _mode_masses_within_mcse(control, model)

@@ -18,7 +18,7 @@ pytestmark = pytest.mark.slow  # ~26 s: keep_all_rungs (IMC3) runs in make test-
 # keep_all_rungs needs fixed β's, so the plain run it is compared with is given the same
 # geometric schedule (plain PT's default adapts its β's in warmup)
 OPTIONS = {"rungs": 6, "beta_min": 0.02, "prior_rung": True, "step_size": 0.4,
-           "schedule": "geometric"}
+           "schedule": "fixed"}
 
 
 @pytest.fixture(scope="module")

@@ -41,7 +41,7 @@ def test_spt_defaults_fall_back_on_a_model_without_per_datum_terms():
     say why; asked for by name, the adaptive schedule is still refused in one line."""
     model = get_model("gp_regression")
     algorithm = get_sampler("spt", model)
-    assert algorithm.options.schedule == "geometric" and algorithm.options.rungs == 7
+    assert algorithm.options.schedule == "fixed" and algorithm.options.rungs == 7
     assert "per-datum likelihood terms" in algorithm.facts["notes"][0]
     with pytest.raises(UserInputError, match="sampler.schedule: spt places an adaptive"):
         get_sampler("spt", model, schedule="adaptive")

@@ -16,7 +16,7 @@ from tempering.run.driver import run_chains
 
 def _step_hlo_size(model, sampler: str, rungs: int, **options) -> int:
     """Characters of the lowered HLO of one step of ``sampler`` with ``rungs`` rungs."""
-    algorithm = get_sampler(sampler, model, rungs=rungs, schedule="geometric", **options)
+    algorithm = get_sampler(sampler, model, rungs=rungs, schedule="fixed", **options)
     state = algorithm.init(jax.random.key(0), model.init_position(jax.random.key(1)))
     lowered = jax.jit(lambda k, s: algorithm.step(k, s, algorithm.params)).lower(
         jax.random.key(2), state)

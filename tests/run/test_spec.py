@@ -60,20 +60,25 @@ def test_the_file_records_the_resolved_spec_and_reruns_from_it(tmp_path):
 
 
 def test_a_run_file_from_before_a_rename_reruns_bit_for_bit(tmp_path):
-    """``ladder`` became ``spacing`` (issue 33): a file that records ``ladder`` still reruns, with
-    a warning naming the new option, and gives the same draws."""
+    """``ladder`` became ``spacing`` and ``schedule=geometric`` became ``schedule=fixed`` (issue
+    33): a file that records the old names still reruns, with warnings naming the new ones, and
+    gives the same draws."""
     spec = RunSpec("mvn_mean", "pt", {"dim": 2},
-                   {"inner": "rwm", "schedule": "geometric", "rungs": 3, "spacing": "harmonic"},
+                   {"inner": "rwm", "schedule": "fixed", "rungs": 3, "spacing": "harmonic"},
                    **TINY)
     new = run_spec(spec, out=tmp_path / "new.nc")
     idata = load_run(new)
     for group in ("posterior", "sample_stats"):  # the file as the release before wrote it
         options = json.loads(idata[group].attrs["sampler_options"])
         options["ladder"] = options.pop("spacing")
+        options["schedule"] = "geometric"
         idata[group].attrs["sampler_options"] = json.dumps(options)
     old = save_run(idata, tmp_path / "old.nc")
-    with pytest.warns(FutureWarning, match="'ladder' is now called 'spacing'"):
+    with pytest.warns(FutureWarning) as warned:
         again = tempering.rerun(old, tmp_path / "again.nc")
+    messages = {str(w.message) for w in warned}
+    assert any("'ladder' is now called 'spacing'" in m for m in messages), messages
+    assert any("schedule=geometric is now called schedule=fixed" in m for m in messages)
     np.testing.assert_array_equal(load_run(new).posterior["theta"].values,
                                   load_run(again).posterior["theta"].values)
     with pytest.raises(UserInputError, match="ladder: renamed spacing"):

@@ -50,7 +50,7 @@ def replica_draws(algorithm, key, position, draws):
 def test_pt_replicas_have_variance_one_over_beta():
     model = gaussian_likelihood_model()
     algorithm = get_sampler("pt", model, rungs=5, beta_min=0.1, step_size=1.5,
-                            schedule="geometric")
+                            schedule="fixed")
     betas = np.asarray(algorithm.facts["betas"])
     runs = np.stack([replica_draws(algorithm, jax.random.key(s), jnp.zeros(1), 6000)
                      for s in range(4)])  # (chain, draw, rung, 1)

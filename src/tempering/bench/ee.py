@@ -74,7 +74,7 @@ def contenders(model: Model, cfg: EESettings) -> dict[str, tuple[str, dict]]:
             "MINTEE (random)": ("mintee", {**mintee, "subsets": "random"}),
             "EE (full data)": ("ee", ee),
             "PT (geometric)": ("pt", {"rungs": levels, "beta_min": 1.0 / ee["temperatures"][-1],
-                                      "swap": "deo", "schedule": "geometric", "inner": "rwm"})}
+                                      "swap": "deo", "schedule": "fixed", "inner": "rwm"})}
 
 
 def first_index(flags: np.ndarray) -> int | None:

@@ -51,7 +51,7 @@ def targets() -> dict[str, tuple]:
 def contenders() -> dict[str, dict]:
     common = {"inner": "rwm", "rungs": RUNGS, "inner_steps": INNER_STEPS,
               "step_size": STEP_SIZE, "beta_min": BETA_MIN}
-    fixed = {**common, "schedule": "geometric", "prior_rung": True}
+    fixed = {**common, "schedule": "fixed", "prior_rung": True}
     return {"adaptive + DEO": {**common, "schedule": "adaptive", "swap": "deo"},
             "geometric + sweep": {**fixed, "swap": "sweep"},
             "geometric + DEO": {**fixed, "swap": "deo"},

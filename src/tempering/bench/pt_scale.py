@@ -33,7 +33,7 @@ KERNELS = ("rwm", "hmc")
 
 def measure(model, inner: str, rungs: int, chains: int, draws: int) -> dict:
     """One cell: compile seconds, sampling scans per second, and the run's wall seconds."""
-    algorithm = get_sampler("pt", model, inner=inner, rungs=rungs, schedule="geometric",
+    algorithm = get_sampler("pt", model, inner=inner, rungs=rungs, schedule="fixed",
                             prior_rung=True, beta_min=1e-3, swap="deo")
     start = time.perf_counter()
     result = run_chains(model, algorithm, key=0, draws=draws, chains=chains,

@@ -37,7 +37,7 @@ MCYCLE_RUNS: dict[str, tuple[dict, dict, int]] = {
 MIXTURE_RUNS: dict[str, tuple[dict, dict, int]] = {
     "nuts": ({}, {}, 300),
     "pt": ({}, {"inner": "rwm", "rungs": 10, "beta_min": 0.05, "swap": "deo", "inner_steps": 5,
-            "schedule": "geometric"},
+            "schedule": "fixed"},
            300),
 }
 WHY_NUTS_WINS = ("The mcycle posterior is unimodal: tempering buys no mixing there, so NUTS's "

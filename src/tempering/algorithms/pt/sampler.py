@@ -37,7 +37,8 @@ class PTOptions(TemperingOptions):
     ``schedule``: ``adaptive`` (the default, unless ``keep_all_rungs``) moves the β's during
     warmup, in rounds of doubling length, to equal estimated communication barrier
     (:mod:`tempering.algorithms.pt.rounds`; at most ``rounds`` rounds), then freezes them;
-    ``geometric`` keeps the fixed ladder of ``spacing``/``rungs``/``beta_min`` (geometric unless
+    ``fixed`` (called ``geometric`` before this release; the old value still works, with a
+    warning) keeps the ladder of ``spacing``/``rungs``/``beta_min`` (geometric unless
     ``spacing`` says otherwise), as the seed papers' runs do. The adaptive schedule runs from the
     target to the prior (``prior_rung`` defaults to true with it, as Pigeons.jl's reference is the
     prior): Λ is then the whole barrier and ``beta_min`` only places the first schedule's
@@ -60,6 +61,7 @@ class PTOptions(TemperingOptions):
     schedule, since its importance weights use the file's β's.
     """
 
+    RENAMED_VALUES = {"schedule": {"geometric": "fixed"}}  # any spacing, not only geometric
     #: Whether the adaptive schedule's last rung is the prior (β = 0) unless told otherwise.
     PRIOR_REFERENCE: ClassVar[bool] = True
     #: The references this sampler's ladder can start from (SPT's subset rungs: the prior only).
@@ -75,8 +77,9 @@ class PTOptions(TemperingOptions):
     keep_all_rungs: bool = False
     prior_rung: bool | None = Field(  # type: ignore[assignment]
         None, description="default: true with pt's adaptive schedule")
-    schedule: Literal["adaptive", "geometric"] | None = Field(
-        None, description="default: adaptive, geometric with keep_all_rungs")
+    schedule: Literal["adaptive", "fixed"] | None = Field(
+        None, description="default: adaptive, fixed with keep_all_rungs (fixed was called "
+                          "geometric)")
     rounds: int = Field(10, ge=1, le=24)
     rungs: Annotated[int, Field(ge=2)] | Literal["auto"] | None = Field(  # type: ignore[assignment]
         None, description="default: auto with the adaptive schedule (a pilot places them), 7 "
@@ -95,7 +98,7 @@ class PTOptions(TemperingOptions):
     @model_validator(mode="after")
     def _schedule_defaults(self) -> Self:
         if self.schedule is None:
-            self.schedule = "geometric" if self.keep_all_rungs else "adaptive"
+            self.schedule = "fixed" if self.keep_all_rungs else "adaptive"
             self._schedule_by_default = True
         if self.rungs is None:
             self.rungs = (len(self.start_betas) if self.start_betas is not None
@@ -108,7 +111,7 @@ class PTOptions(TemperingOptions):
                 raise ValueError("rungs: the adaptive schedule ends at the prior, so it needs 3 "
                                  "rungs at least (or prior_rung=false)")
         if self.keep_all_rungs and self.schedule == "adaptive":
-            raise ValueError("keep_all_rungs: needs schedule=geometric (the importance weights "
+            raise ValueError("keep_all_rungs: needs schedule=fixed (the importance weights "
                              "use the run file's β's)")
         if self.rungs == "auto" and self.schedule != "adaptive":
             raise ValueError("rungs: auto needs schedule=adaptive")

@@ -49,7 +49,7 @@ class SPTOptions(PTOptions, SubsetOptions):
     def geometric_fallback(self, note: str) -> Self:
         """These options on the fixed geometric ladder, with ``note`` saying why (the sampler's
         facts carry it to the run file and the summary)."""
-        fallback = self.model_copy(update={"schedule": "geometric", "rungs": (
+        fallback = self.model_copy(update={"schedule": "fixed", "rungs": (
             7 if self.rungs == "auto" else self.rungs)})
         fallback._notes = [note]
         return fallback
@@ -64,9 +64,9 @@ class SPTOptions(PTOptions, SubsetOptions):
             if not self._schedule_by_default:
                 raise UserInputError(f"sampler.schedule: spt places an adaptive schedule with "
                                      f"per-datum likelihood terms, which {model.name} does not "
-                                     "have; use schedule=geometric")
+                                     "have; use schedule=fixed")
             return resolved.geometric_fallback(
-                f"schedule: geometric, since the adaptive schedule's pilot masks per-datum "
+                f"schedule: fixed, since the adaptive schedule's pilot masks per-datum "
                 f"likelihood terms, which {model.name} does not have (its likelihood on a "
                 f"subset is not a sum over points)")
         return resolved

@@ -31,7 +31,7 @@ HMC_STEPS = {"mvn_mean": 10, "gp_regression": 5}
 STEP_SIZE = {"hmc": 0.01, "rwm": 0.1}
 #: Ladder of §4.3: M = 6 auxiliary distributions (7 rungs), β_* = 1/8, swaps M..1 ("sweep").
 LADDER: dict[str, int | float | str] = {"rungs": 7, "beta_min": 0.125, "inner_steps": 1,
-                                        "swap": "sweep", "schedule": "geometric"}
+                                        "swap": "sweep", "schedule": "fixed"}
 LADDER_RUNGS = 7
 
 
