@@ -5,7 +5,7 @@ approximations for the likelihood* — ``tempering reproduce wang-neal2013``. Th
 - :mod:`.paper` — the published numbers.
 """
 
-from tempering.experiments.wn2013.experiment import SPEC
+from tempering.experiments.wang_neal2013.experiment import SPEC
 
 SPECS = (SPEC,)
 

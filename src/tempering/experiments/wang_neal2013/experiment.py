@@ -32,7 +32,7 @@ from tempering.algorithms import get_sampler
 from tempering.estimators import autocorrelation_time
 from tempering.experiments.report import fmt_number, single_threaded_xla, write_table
 from tempering.experiments.timing import time_chains
-from tempering.experiments.wn2013 import paper
+from tempering.experiments.wang_neal2013 import paper
 from tempering.models import Model, get_model
 from tempering.registry import RunnableSpec
 
