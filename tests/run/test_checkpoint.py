@@ -165,3 +165,16 @@ def test_a_failed_write_leaves_the_last_checkpoint_intact(tmp_path, monkeypatch)
         resume_run(out)
     assert out.read_bytes() == before
     assert [p.name for p in tmp_path.iterdir()] == ["r.nc"]  # no temporary file left
+
+
+def test_a_killed_first_write_is_cleaned_up_and_resume_says_there_is_nothing(tmp_path, capsys):
+    """kill -9 during the first checkpoint's write leaves only a temporary file: ``resume`` says
+    in one line that there is nothing to resume, and the next write to that run file removes
+    the leftover."""
+    out = tmp_path / "r.nc"
+    (tmp_path / ".r.nc.abc123.tmp").write_bytes(b"CDF half")  # what the killed writer left
+    code, _, err = run_cli(["resume", out, "--no-progress"], capsys)
+    assert code == 2 and err.count("\n") == 1 and "nothing to resume" in err
+    interrupted("mvn_mean", "rwm", {}, out, every=10, kill_after=1, key=0, chains=2, draws=40,
+                warmup=10)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["r.nc"]

@@ -72,7 +72,9 @@ def mvn():
     return get_model("mvn_mean", n=64, dim=2, data_seed=5)
 
 
-@pytest.mark.parametrize("name", TEMPERING)
+# STT's exactness stays in the default suite through its Geweke test (test_tempering_geweke.py)
+@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.slow) if n == "stt" else n
+                                  for n in TEMPERING])
 def test_cold_chain_matches_analytic_posterior(mvn, name):
     algorithm = get_sampler(name, mvn, rungs=4, beta_min=0.25, step_size=0.12)
     idata = sample(mvn, algorithm, key=31, chains=4, draws=1500, warmup=200, progress=False)
@@ -130,7 +132,8 @@ def test_untempered_sampler_stays_in_its_starting_mode(mixture):
 # in make test, and STT's is checked there with RWM
 COST_CASES = [("pt", "rwm", "sweep"),
               pytest.param("spt", "hmc", "deo", marks=pytest.mark.slow), ("tt", "rwm", None),
-              ("stt", "rwm", None), pytest.param("stt", "hmc", None, marks=pytest.mark.slow)]
+              pytest.param("stt", "rwm", None, marks=pytest.mark.slow),  # STT's cost: tt's
+              pytest.param("stt", "hmc", None, marks=pytest.mark.slow)]
 
 
 @pytest.mark.parametrize(("name", "inner", "swap"), COST_CASES)

@@ -40,7 +40,7 @@ import numpy as np
 import xarray as xr
 
 from tempering.errors import UserInputError
-from tempering.run.output import CHECKPOINT_GROUP, write_atomically
+from tempering.run.output import CHECKPOINT_GROUP, stale_writes, write_atomically
 
 GROUP = CHECKPOINT_GROUP
 
@@ -221,6 +221,9 @@ def open_checkpoint(path: str | Path) -> xr.Dataset:
     """The ``checkpoint`` group of a run file, loaded; one clear error when it is missing or the
     file is damaged."""
     path = Path(path)
+    if not path.is_file() and stale_writes(path):
+        raise UserInputError(f"{path}: nothing to resume — the run stopped before its first "
+                             "checkpoint was written; start it again with tempering sample")
     if not path.is_file():
         raise UserInputError(f"run file not found: {path}")
     try:

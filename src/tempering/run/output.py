@@ -109,11 +109,20 @@ def _umask() -> int:
     return mask
 
 
+def stale_writes(path: str | Path) -> list[Path]:
+    """The temporary files an interrupted :func:`write_atomically` of ``path`` left behind."""
+    path = Path(path)
+    return sorted(path.parent.glob(f".{path.name}.*.tmp"))
+
+
 def write_atomically(path: str | Path, write: Callable[[str], Any]) -> Path:
     """Call ``write(tmp)`` on a temporary file in ``path``'s directory, then rename it over
     ``path``: a reader (or a crash) never sees a half-written file, and the previous file stays
-    intact until the new one is complete."""
+    intact until the new one is complete. Temporary files of an earlier write that was killed
+    are removed first (a run file has one writer at a time)."""
     path = check_output_path(path)
+    for stale in stale_writes(path):
+        stale.unlink(missing_ok=True)
     handle, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     os.close(handle)
     try:
