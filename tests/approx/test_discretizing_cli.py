@@ -22,7 +22,8 @@ def dc_run(tmp_path_factory) -> Path:
         from tempering.cli.main import main
 
         main(["sample", *GP, "--sampler", "discretizing_chain", "--set", "sampler.approx=sod",
-              "--set", "sampler.m=10", "--set", "sampler.r=2", *RUN, "--warmup", "0",
+              "--set", "sampler.m=10", "--set", "sampler.r=2", "--set", "sampler.inner=rwm",
+              *RUN, "--warmup", "0",
               "--out", str(out)])
     assert exc.value.code in (0, None)
     return out
@@ -35,7 +36,7 @@ def test_discretizing_run_records_counts(dc_run):
         assert stats[key].shape == (2, 30)
     assert ((stats["n_pi_evals"] + stats["cache_hits"]) == 2).all()  # r = 2 moves each
     options = run_attr(idata, "sampler_options")
-    assert options["m"] == 10 and options["r"] == 2 and options["inner"] == "slice"
+    assert options["m"] == 10 and options["r"] == 2 and options["inner"] == "rwm"
     assert run_attr(idata, "sampler_facts")["approx_cost"] == pytest.approx((10 / 40) ** 3)
     cost = stats["n_pi_evals"] + stats["n_approx_evals"] * (10 / 40) ** 3
     assert float(abs(stats["cost"] - cost).max()) < 1e-9

@@ -110,3 +110,15 @@ def test_ee_equal_cost_cuts_every_contender_at_the_smallest_spend(capsys):
     out = capsys.readouterr().out
     assert "EE (full data) no draw yet" in out and "has made no level-0 draw within 4 passes" in out
     assert "start-up alone took 20" in out
+
+
+@pytest.mark.slow  # six child processes of `tempering sample`: ~40 s
+def test_io_prints_memory_and_checkpoint_tables(capsys):
+    code, out, _ = run_cli(["bench", "io", "--quick"], capsys)
+    assert code == 0, out
+    memory, checkpoints = out.split("Checkpoint cost")
+    rows = [line for line in memory.splitlines() if re.match(r"\| \d+ \|", line)]
+    assert [int(r.split("|")[1]) for r in rows] == [200, 800]
+    assert all(float(r.split("|")[3]) > 50 for r in rows)  # a peak resident set in MB
+    rows = [line for line in checkpoints.splitlines() if re.match(r"\| \d+ \|", line)]
+    assert [int(r.split("|")[2]) for r in rows] == [2, 4]  # checkpoints every 200 draws

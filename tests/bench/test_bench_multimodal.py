@@ -181,25 +181,39 @@ def test_ordering_index_and_mixture_log_evidence_by_full_grid():
 # --------------------------------------------------------------------------- runners
 
 
-@pytest.fixture(scope="module")
-def tiny():
-    """Every peer and PT once on the 2-D Gaussian mixture at the quick size: (target, scored).
-    PT runs with 4 rungs, not ``rungs=auto``: its pilot compiles a second program (~10 s here);
-    the slow CLI test runs PT at its defaults, and EE and MINTEE (the library's runner, as PT's,
-    with another sampler; ~8 s here): EE's defaults are checked in tests/equi_energy, MINTEE's
-    refusal of too few data in tests/equi_energy/test_ee_auto.py."""
+#: The peers' runners run in make test-slow (~10 s of compiling and sampling); PT and NUTS here.
+PEERS = ("smc", "dynesty", "ptemcee")
+
+
+def _scored(names: set[str]):
+    """``names`` (PT, NUTS, peers) once each on the 2-D Gaussian mixture at the quick size:
+    (target, scored). PT runs with 4 rungs, not ``rungs=auto``: its pilot compiles a second
+    program (~10 s here); the slow CLI test runs PT at its defaults, and EE and MINTEE (the
+    library's runner, as PT's, with another sampler; ~8 s here): EE's defaults are checked in
+    tests/equi_energy, MINTEE's refusal of too few data in tests/equi_energy/test_ee_auto.py."""
     target = gauss_mixture(2)
     runners = {name: runner for name, runner in methods().items()
                if not name.startswith("pt ") and name not in ("ee", "mintee")}
     # PT's variants share this runner; the prior reference compiles ~3 s less than stabilized
     runners |= {"pt": partial(run_pt, options={"rungs": 4, "reference": "prior"})}
     return target, {name: score(target, runner(target, QUICK, 3))
-                    for name, runner in runners.items()}
+                    for name, runner in runners.items() if name in names}
 
 
-@pytest.mark.parametrize("name", ["pt", "nuts", "smc", "dynesty", "ptemcee"])
-def test_each_runner_returns_its_metrics(tiny, name):
-    target, scored = tiny
+@pytest.fixture(scope="module")
+def tiny():
+    return _scored({"pt", "nuts"})
+
+
+@pytest.fixture(scope="module")
+def tiny_peers():
+    return _scored(set(PEERS))
+
+
+@pytest.mark.parametrize("name", ["pt", "nuts",
+                                  *(pytest.param(p, marks=pytest.mark.slow) for p in PEERS)])
+def test_each_runner_returns_its_metrics(request, name):
+    target, scored = request.getfixturevalue("tiny_peers" if name in PEERS else "tiny")
     s = scored[name]
     run = s.run
     assert run.method == name and run.draws.shape[-1] == target.model.dim

@@ -72,9 +72,10 @@ def mvn():
     return get_model("mvn_mean", n=64, dim=2, data_seed=5)
 
 
-# STT's exactness stays in the default suite through its Geweke test (test_tempering_geweke.py)
-@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.slow) if n == "stt" else n
-                                  for n in TEMPERING])
+# In make test-slow (~34 s): every tempering sampler's exactness stays in the default suite
+# through its Geweke test (test_tempering_geweke.py) and PT's defaults through tests/pt.
+@pytest.mark.slow
+@pytest.mark.parametrize("name", TEMPERING)
 def test_cold_chain_matches_analytic_posterior(mvn, name):
     algorithm = get_sampler(name, mvn, rungs=4, beta_min=0.25, step_size=0.12)
     idata = sample(mvn, algorithm, key=31, chains=4, draws=1500, warmup=200, progress=False)

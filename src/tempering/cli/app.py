@@ -245,7 +245,7 @@ def predict(
 @app.command()
 def bench(
     name: Annotated[str, typer.Argument(
-        help="Which benchmark: gp-grad, mint, ee, ensemble, pt, pt-scale, multimodal.")],
+        help="Which benchmark: gp-grad, mint, ee, ensemble, pt, pt-scale, multimodal, io.")],
     n: Annotated[int | None, typer.Option(
         help="Data points (gp-grad: an n × n covariance, default 1024; mint: a synthetic "
              "stand-in instead of the bundled digits; ee: the mixture's, default 2000; "
@@ -262,7 +262,7 @@ def bench(
              "run's length, default 1).")
     ] = None,
     quick: Annotated[bool, typer.Option(
-        help="multimodal: tiny targets and runs (seconds per method; what the tests run).")]
+        help="multimodal, io: tiny targets and runs (seconds each; what the tests run).")]
     = False,
     out: Annotated[Path | None, typer.Option(
         help="multimodal: directory for the plots and multimodal.json (default "
@@ -278,7 +278,8 @@ def bench(
     round trips and mode-indicator ESS/s, adaptive DEO PT vs geometric sweep PT; pt-scale:
     compile seconds and scans/s of PT against rungs and chains, RWM and HMC; multimodal: PT at
     its defaults vs NUTS, BlackJAX SMC, dynesty and ptemcee on targets with exact mode masses
-    and log Z — errors, seconds and error against time, one table and one PNG per target)."""
+    and log Z — errors, seconds and error against time, one table and one PNG per target; io:
+    peak memory against run length and seconds per checkpoint against draws written)."""
     import inspect
 
     from tempering import compile_cache
