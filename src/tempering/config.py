@@ -17,7 +17,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, ClassVar, Self, TypeVar
 
-from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, PrivateAttr, ValidationError, model_validator
 
 from tempering.errors import UserInputError
 
@@ -44,6 +44,7 @@ class Options(BaseModel):
     RENAMED: ClassVar[dict[str, str]] = {}
     #: Values renamed in this release, option → {old value: new value}, kept the same way.
     RENAMED_VALUES: ClassVar[dict[str, dict[str, str]]] = {}
+    _pilot: dict[str, Any] | None = PrivateAttr(default=None)
 
     @model_validator(mode="before")
     @classmethod
@@ -81,10 +82,31 @@ class Options(BaseModel):
         levels, the discretizing chain's m) comes back as options — recorded in the run file, so
         a rebuild runs no pilot and gives the same draws — and what it did (its seconds, cost and
         measurements) rides on the returned options as ``pilot_record``, which the sampler's
-        build puts in its facts as ``pilot``. Here: no pilot, the options unchanged.
+        build puts in its facts as ``pilot`` (:meth:`pilot_facts`). Here: no pilot, the options
+        unchanged.
         """
         del model
         return self
+
+    def carrying(self, record: dict[str, Any]) -> Self:
+        """These options (a copy the pilot just made) with the pilot's record riding along."""
+        self._pilot = dict(record)
+        return self
+
+    @property
+    def pilot_record(self) -> dict[str, Any] | None:
+        """What the pilot that placed these options did, when it ran in this process."""
+        return self._pilot
+
+    def pilot_facts(self) -> dict[str, Any]:
+        """``{"pilot": record}`` for the algorithm's facts, or ``{}`` when no pilot ran here."""
+        return {} if self._pilot is None else {"pilot": self._pilot}
+
+    def __eq__(self, other: object) -> bool:
+        """Options are equal when they say the same: the pilot's record is not an option."""
+        return type(other) is type(self) and self.model_dump() == other.model_dump()
+
+    __hash__ = None  # type: ignore[assignment]
 
 
 _UNION_TAGS = {"str", "int", "float", "bool", "list", "dict", "none"}

@@ -47,7 +47,7 @@ from typing import Any, Literal, NamedTuple, Self
 import jax
 import jax.numpy as jnp
 import numpy as np
-from pydantic import Field, PositiveInt, PrivateAttr, field_validator
+from pydantic import Field, PositiveInt, field_validator
 
 from tempering.algorithms.approx.pilot import MIN_ACCEPT, choose_m
 from tempering.algorithms.base import Algorithm, AlgorithmInfo, Headline, Stat
@@ -264,8 +264,6 @@ class DiscretizingOptions(ApproximationOptions):
 
     approx: Literal["sod", "nystrom", "eigen"] = "sod"
     m: PositiveInt | Literal["auto"] = "auto"
-    _pilot: dict[str, Any] | None = PrivateAttr(default=None)
-
     pilot_accept: float = Field(MIN_ACCEPT, gt=0.0, lt=1.0)
     r: PositiveInt = 1
     s: PositiveInt = 1
@@ -295,31 +293,17 @@ class DiscretizingOptions(ApproximationOptions):
         started = time.perf_counter()
         m, record = choose_m(model, self.approx, bound, subset_seed=self.subset_seed,
                              jitter=self.jitter, s=self.s, min_accept=self.pilot_accept)
-        placed = self.model_copy(update={"m": m})
         accept = record["accept_by_m"][str(m)]
-        placed._pilot = {**record, "cost": record["pilot_cost"],
-                         "seconds": time.perf_counter() - started,
-                         "chose": f"m = {m} (pilot mark acceptance {accept:.3f}, bar "
-                                  f"{self.pilot_accept:g})"}
-        return placed
-
-    def __eq__(self, other: object) -> bool:
-        """Options are equal when they say the same: the pilot's record is not an option."""
-        return type(other) is type(self) and self.model_dump() == other.model_dump()
-
-    __hash__ = None  # type: ignore[assignment]
-
-    @property
-    def pilot_record(self) -> dict[str, Any] | None:
-        """What the pilot that chose ``m`` did, when it ran in this process."""
-        return self._pilot
+        return self.model_copy(update={"m": m}).carrying({
+            **record, "cost": record["pilot_cost"], "seconds": time.perf_counter() - started,
+            "chose": f"m = {m} (pilot mark acceptance {accept:.3f}, bar {self.pilot_accept:g})"})
 
 
 def build(model: Model, options: DiscretizingOptions) -> Algorithm:
     if options.m == "auto":  # built without the builder: run the pilot here
         options = options.run_pilot(model)
     m = int(options.m)
-    facts = {} if options.pilot_record is None else {"pilot": options.pilot_record}
+    facts = options.pilot_facts()
     approx = approximate_rung(model, options.approx,
                               draw_subset(options.subset_seed, model.n_data, m), options.jitter)
     _, bound = options.bind_inner(model.dim)

@@ -37,7 +37,6 @@ from pydantic import (
     NonNegativeInt,
     PositiveFloat,
     PositiveInt,
-    PrivateAttr,
     model_validator,
 )
 
@@ -69,7 +68,6 @@ class EnergyLadderOptions(InnerOptions):
     options (default RWM with its step size adapted per level towards acceptance 0.3 in
     warmup)."""
 
-    _pilot: ee_pilot.EEPilotRecord | None = PrivateAttr(default=None)
 
     levels: Annotated[int, Field(ge=2)] | Literal["auto"] = Field(
         "auto", description="auto: a pilot places the levels, top temperature and energies")
@@ -160,19 +158,7 @@ class EnergyLadderOptions(InnerOptions):
         placed = type(self).model_validate({**self.model_dump(), **update,
                                             "energies": energies.tolist(),
                                             "start_point": start})
-        placed._pilot = ee_pilot.record(placement, temperatures, energies)
-        return placed
-
-    def __eq__(self, other: object) -> bool:
-        """Options are equal when they say the same: the pilot's record is not an option."""
-        return type(other) is type(self) and self.model_dump() == other.model_dump()
-
-    __hash__ = None  # type: ignore[assignment]
-
-    @property
-    def pilot_record(self) -> ee_pilot.EEPilotRecord | None:
-        """What the pilot that placed the ladder did, when it ran in this process."""
-        return self._pilot
+        return placed.carrying(ee_pilot.record(placement, temperatures, energies).as_fact())
 
     def settings(self, temperatures: np.ndarray, batches: tuple[int, ...],
                  fresh_batches: bool, rebase: bool = True) -> EESettings:
@@ -203,9 +189,7 @@ def build_energy_sampler(model: Model, options: EnergyLadderOptions, temperature
         "starts": [settings.start(k) for k in range(settings.levels)]}
     if settings.energies is not None:
         facts["energies"] = list(settings.energies)
-    if options.pilot_record is not None:
-        facts["pilot"] = options.pilot_record.as_fact()
-    return algorithm._replace(facts=facts)
+    return algorithm._replace(facts={**facts, **options.pilot_facts()})
 
 
 class EEOptions(EnergyLadderOptions):

@@ -13,7 +13,7 @@ from tempering.algorithms.base import Algorithm
 from tempering.algorithms.cost_model import pt_predicted_cost
 from tempering.algorithms.options import TemperingOptions
 from tempering.algorithms.pt.algorithm import parallel_tempering
-from tempering.algorithms.pt.pilot import PilotRecord, pilot_schedule, starting_betas
+from tempering.algorithms.pt.pilot import pilot_schedule, starting_betas
 from tempering.algorithms.pt.rounds import Rounds
 from tempering.algorithms.pt.stats import ALL_RUNGS_STATS, PT_STATS
 from tempering.algorithms.pt.summary import swap_lines, swap_summary
@@ -66,7 +66,6 @@ class PTOptions(TemperingOptions):
     PRIOR_REFERENCE: ClassVar[bool] = True
     #: The references this sampler's ladder can start from (SPT's subset rungs: the prior only).
     REFERENCES: ClassVar[tuple[str, ...]] = ("prior", "variational", "stabilized")
-    _pilot: PilotRecord | None = PrivateAttr(default=None)
     _schedule_by_default: bool = PrivateAttr(default=False)
     _notes: list[str] = PrivateAttr(default_factory=list)
 
@@ -154,19 +153,7 @@ class PTOptions(TemperingOptions):
                                        choose_rungs=choose_rungs, adapts=adapts)
         start = [float(b) for b in betas]
         placed = self.model_copy(update={"rungs": len(start), "start_betas": start})
-        placed._pilot = record
-        return placed
-
-    def __eq__(self, other: object) -> bool:
-        """Options are equal when they say the same: the pilot's record is not an option."""
-        return type(other) is type(self) and self.model_dump() == other.model_dump()
-
-    __hash__ = None  # type: ignore[assignment]
-
-    @property
-    def pilot_record(self) -> PilotRecord | None:
-        """What the pilot that placed ``start_betas`` did, when it ran in this process."""
-        return self._pilot
+        return placed.carrying(record.as_fact())
 
 
 def _check_start(betas: list[float], rungs: int | str, two_legs: bool) -> None:
@@ -217,9 +204,8 @@ def build_over(model: Model, options: PTOptions, ladder: TemperingLadder,
     algorithm = parallel_tempering(ladder, bound, spec.rung_params(bound, betas),
                                    swap=str(options.swap), inner_steps=options.inner_steps,
                                    keep_all_rungs=keep_all_rungs, rounds=rounds)
-    facts: dict[str, Any] = {**ladder_facts(ladder), "schedule": [options.schedule]}
-    if options.pilot_record is not None:
-        facts["pilot"] = options.pilot_record.as_fact()
+    facts: dict[str, Any] = {**ladder_facts(ladder), "schedule": [options.schedule],
+                             **options.pilot_facts()}
     if options._notes:
         facts["notes"] = list(options._notes)
     return algorithm._replace(facts=facts)
