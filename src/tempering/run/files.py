@@ -71,8 +71,7 @@ def run_spec(spec: RunSpec, *, out: str | Path, progress: bool = False,
     if spec.chain_method == ChainMethod.DASK:
         from tempering.run.distributed import run_on_dask
 
-        resolved = RunSpec.of(model, algorithm, **_layout(spec))
-        result = run_on_dask(resolved, model, algorithm, out=out,
+        result = run_on_dask(spec.resolved(model, algorithm), model, algorithm, out=out,
                              checkpoint_every=checkpoint_every, workers=workers,
                              scheduler=scheduler, progress=progress, resume=resume)
     else:
@@ -84,12 +83,6 @@ def run_spec(spec: RunSpec, *, out: str | Path, progress: bool = False,
     if on_done is not None:
         on_done(done_line(result.idata["posterior"].attrs))
     return path
-
-
-def _layout(spec: RunSpec) -> dict[str, Any]:
-    return {"seed": spec.seed, "chains": spec.chains, "draws": spec.draws,
-            "warmup": spec.warmup, "thin": spec.thin, "chain_method": spec.chain_method,
-            "init": spec.init}
 
 
 def run_and_save(model_name: str, sampler_name: str, config: dict, *, chains: int, draws: int,

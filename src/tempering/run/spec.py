@@ -137,9 +137,14 @@ class RunSpec:
     def of(cls, model: Model, algorithm: Algorithm, **layout: Any) -> RunSpec:
         """The resolved spec of a built model and algorithm with ``layout`` (seed, chains,
         draws, warmup, thin, chain_method, init): what the run file records."""
+        return cls(model=model.name, sampler=algorithm.name, **layout).resolved(model, algorithm)
+
+    def resolved(self, model: Model, algorithm: Algorithm) -> RunSpec:
+        """This spec with the options ``model`` and ``algorithm`` were built with: the model's
+        validated options and the sampler's resolved ones (``None`` for an algorithm built by
+        hand)."""
         options = None if algorithm.options is None else algorithm.options.model_dump()
-        return cls(model=model.name, sampler=algorithm.name, model_options=model.options or {},
-                   sampler_options=options, **layout)
+        return self.replace(model_options=model.options or {}, sampler_options=options)
 
     def to_attrs(self) -> dict[str, Any]:
         """The run file's rebuild attributes (JSON-ready)."""
