@@ -49,7 +49,8 @@ from tempering.models import (  # noqa: E402
 from tempering.run.distributed import dask_client  # noqa: E402
 from tempering.run.driver import RunResult, run_chains, sample  # noqa: E402
 from tempering.run.files import rerun, run_and_save, run_spec  # noqa: E402
-from tempering.run.output import load_run, save_run  # noqa: E402
+from tempering.run.loading import load_run  # noqa: E402
+from tempering.run.output import save_run  # noqa: E402
 from tempering.run.spec import RunSpec  # noqa: E402
 from tempering.summary import summarize  # noqa: E402
 

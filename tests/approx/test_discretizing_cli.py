@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 from cli_helpers import run_cli
 
-from tempering.run.output import load_run, run_attr
+from tempering.run.loading import load_run
+from tempering.run.output import run_attr
 
 GP = ["--model", "gp_regression", "--set", "model.n=40", "--set", "model.dim=2"]
 RUN = ["--chains", "2", "--draws", "30", "--seed", "4", "--no-progress"]

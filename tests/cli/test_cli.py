@@ -228,11 +228,14 @@ def test_output_path_is_checked_before_any_sampling(tmp_path, capsys, monkeypatc
 
 
 def test_failed_write_leaves_no_file(tmp_path, capsys, monkeypatch):
-    def broken_write(self, path, *args, **kwargs):
-        Path(path).write_bytes(b"half a file")
+    """The run file is made whole under a temporary name, then renamed: a failure while making
+    it leaves nothing (after that, the file is the run so far, resumable)."""
+    from tempering.run import runfile
+
+    def broken_write(*args, **kwargs):
         raise OSError("disk full")
 
-    monkeypatch.setattr(az.InferenceData, "to_netcdf", broken_write)
+    monkeypatch.setattr(runfile, "_make_checkpoint_group", broken_write)
     with pytest.raises(OSError, match="disk full"):
         main([str(a) for a in sample_args(tmp_path / "run.nc", *SMALL_MVN)])
     assert not list(tmp_path.iterdir())

@@ -19,7 +19,8 @@ from cli_helpers import run_cli
 import tempering
 from tempering.report import load_runs, write_report
 from tempering.report.compare import comparison
-from tempering.run.output import load_run, save_run
+from tempering.run.loading import load_run
+from tempering.run.output import save_run
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",

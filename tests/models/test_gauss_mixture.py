@@ -34,7 +34,8 @@ from tempering.models.gauss_mixture import (
     mode_of,
     posterior_components,
 )
-from tempering.run.output import load_run, run_attr
+from tempering.run.loading import load_run
+from tempering.run.output import run_attr
 
 #: Low-dimensional layouts whose masses differ from the weights (unequal widths, a narrow prior).
 SMALL = [{"dim": 1, "weights": [0.3, 0.7], "separation": 3.0, "prior_sd": 2.0,

@@ -21,7 +21,8 @@ from tempering.cli.main import main
 from tempering.gp import predict as gp_predict
 from tempering.gp.predict import per_draw_moments, posterior_predictive, predictive_moments
 from tempering.models import get_model
-from tempering.run.output import load_run, run_attr
+from tempering.run.loading import load_run
+from tempering.run.output import run_attr
 
 TINY = ["--chains", "2", "--draws", "15", "--warmup", "0", "--seed", "3", "--no-progress"]
 

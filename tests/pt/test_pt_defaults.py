@@ -12,7 +12,8 @@ from tempering.algorithms.registry import get_sampler
 from tempering.errors import UserInputError
 from tempering.models import get_model
 from tempering.models.gauss_mixture import mode_mass_table
-from tempering.run.output import load_run, run_attr
+from tempering.run.loading import load_run
+from tempering.run.output import run_attr
 
 
 def test_default_pt_from_the_cli_finds_every_mode_in_every_chain(tmp_path, capsys):

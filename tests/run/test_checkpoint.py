@@ -1,7 +1,7 @@
 """Checkpoints, resume and extend (tempering.run.checkpoint / resume): a run killed after a
 checkpoint and resumed, and a finished run extended, give draws bitwise identical to one
-uninterrupted run; a damaged checkpoint is one line and exit 2, and a failed write leaves the
-previous checkpoint intact."""
+uninterrupted run; a damaged checkpoint is one line and exit 2, and a write that fails leaves
+the last checkpoint to resume from. (Kills at any byte: tests/run/test_runfile.py.)"""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from unittest import mock
 
 import arviz as az
 import h5py
@@ -19,10 +20,11 @@ import numpy as np
 import pytest
 from cli_helpers import run_cli
 
-from tempering import get_model, get_sampler, run_and_save
-from tempering.run.checkpoint import write_run_file
-from tempering.run.driver import Checkpointing, run_chains
+from tempering import run_and_save
+from tempering.run.checkpoint import committed_slot
 from tempering.run.resume import extend_run, resume_run
+from tempering.run.runfile import RunFile
+from tempering.run.sink import FileSink
 
 
 def assert_same_run(a: Path, b: Path) -> None:
@@ -41,22 +43,23 @@ class Killed(Exception):
 
 
 def interrupted(model_name: str, sampler_name: str, options: dict, out: Path, *, every: int,
-                kill_after: int, **run) -> None:
-    """Run with a checkpoint every ``every`` draws and die after the ``kill_after``-th write."""
-    model = get_model(model_name)
-    algorithm = get_sampler(sampler_name, model, **options)
-    writes = []
+                kill_after: int, key: int, chains: int, draws: int, warmup: int,
+                chain_method: str = "vmap") -> None:
+    """Run with a checkpoint every ``every`` draws and die after the ``kill_after``-th commit."""
+    commits = []
+    commit = FileSink.commit
 
-    def write(ledger, attrs):
-        write_run_file(out, ledger, {**attrs, "checkpoint_every": every})
-        writes.append(int(ledger.done.max()))
-        if len(writes) == kill_after:
+    def dies(self, ledger):
+        commit(self, ledger)
+        commits.append(int(ledger.done.max()))
+        if len(commits) == kill_after:
             raise Killed
 
-    with pytest.raises(Killed):
-        run_chains(model, algorithm, progress=False,
-                   checkpointing=Checkpointing(write, every=every), **run)
-    assert 0 < writes[-1] < run["draws"] or kill_after == 1
+    with mock.patch.object(FileSink, "commit", dies), pytest.raises(Killed):
+        run_and_save(model_name, sampler_name, {"model": {}, "sampler": options}, chains=chains,
+                     draws=draws, warmup=warmup, seed=key, thin=1, chain_method=chain_method,
+                     out=out, progress=False, checkpoint_every=every)
+    assert 0 < commits[-1] < draws or kill_after == 1
 
 
 RUNS = {
@@ -78,10 +81,7 @@ def test_resume_after_a_crash_equals_an_uninterrupted_run(name, tmp_path):
     out = tmp_path / "r.nc"
     # kill after warmup's checkpoint and two sampling ones (chain 0 of a sequential run: 40 done)
     interrupted(model_name, sampler_name, options, out, every=20, kill_after=3, **run)
-    with h5py.File(out) as f:
-        done = f["checkpoint"]["done"][:]
-        assert "posterior" not in f
-    assert done.max() < run["draws"]
+    assert committed_slot(out).done.max() < run["draws"]
     resume_run(out)
     whole = run_and_save(model_name, sampler_name, {"model": {}, "sampler": options},
                          chains=2, draws=60, warmup=30, seed=3, thin=1, out=tmp_path / "w.nc",
@@ -145,26 +145,38 @@ def test_a_damaged_checkpoint_is_one_line_and_exit_2(tmp_path, capsys):
     broken.write_bytes(data[: len(data) // 2])
     code, _, err = run_cli(["resume", broken, "--no-progress"], capsys)
     assert code == 2 and err.count("\n") == 1 and "no readable checkpoint" in err
-    code, _, err = run_cli(["summary", out], capsys)
-    assert code == 2 and "unfinished run" in err and "tempering resume" in err
+    code, shown, _ = run_cli(["summary", out], capsys)
+    assert code == 0 and "10 of 40 draws per chain" in shown
 
 
-def test_a_failed_write_leaves_the_last_checkpoint_intact(tmp_path, monkeypatch):
+def test_a_failed_write_leaves_the_last_checkpoint_to_resume_from(tmp_path, monkeypatch):
+    """The disk fills while a resumed run appends draws: the error reaches the caller, the
+    committed checkpoint is the one before, and resuming again ends as one uninterrupted run."""
     out = tmp_path / "r.nc"
     interrupted("mvn_mean", "rwm", {}, out, every=10, kill_after=2, key=0, chains=2, draws=40,
                 warmup=10)
-    before = out.read_bytes()
-    import xarray as xr
+    before = committed_slot(out)
+    write_draws = RunFile.write_draws
+    calls = []
 
-    def dies_half_way(self, path, *args, **kwargs):
-        Path(path).write_bytes(b"CDF half")  # the temporary file, half written
-        raise OSError("disk full")
+    def fills_up(self, *args):
+        calls.append(1)
+        if len(calls) == 2:
+            raise OSError("disk full")
+        write_draws(self, *args)
 
-    monkeypatch.setattr(xr.Dataset, "to_netcdf", dies_half_way)
-    with pytest.raises(OSError):
+    monkeypatch.setattr(RunFile, "write_draws", fills_up)
+    with pytest.raises(OSError, match="disk full"):
         resume_run(out)
-    assert out.read_bytes() == before
-    assert [p.name for p in tmp_path.iterdir()] == ["r.nc"]  # no temporary file left
+    monkeypatch.undo()
+    after = committed_slot(out)
+    assert after.done.max() <= 20 and after.done.max() >= before.done.max()
+    resume_run(out)
+    whole = run_and_save("mvn_mean", "rwm", {"model": {}, "sampler": {}}, chains=2, draws=40,
+                         warmup=10, seed=0, thin=1, chain_method="vmap", out=tmp_path / "w.nc",
+                         progress=False)
+    assert_same_run(out, whole)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["r.nc", "w.nc"]  # no temporary file
 
 
 def test_a_killed_first_write_is_cleaned_up_and_resume_says_there_is_nothing(tmp_path, capsys):

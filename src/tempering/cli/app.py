@@ -139,10 +139,11 @@ def summary(
     """Per-parameter mean, sd, ESS, R-hat and MCSE, the run's totals, and warnings (R-hat, ESS,
     stuck chains, divergences, low headline acceptance)."""
     from tempering.cli.render import print_summary
-    from tempering.run.output import load_run
+    from tempering.run.loading import load_run
     from tempering.summary import summarize
 
-    result = summarize(load_run(run), weights=None if weights is None else weights.value)
+    result = summarize(load_run(run, partial=True),
+                       weights=None if weights is None else weights.value)
     if as_json:
         typer.echo(json.dumps(json_ready(result), indent=2, allow_nan=False))
     else:

@@ -26,7 +26,7 @@ from rich.console import Console
 from rich.table import Table
 
 from tempering.run.files import run_and_save
-from tempering.run.output import load_run
+from tempering.run.loading import load_run
 from tempering.summary import summarize
 
 #: (model, model options, sampler, sampler options, warmup) of each table's runs.

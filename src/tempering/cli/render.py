@@ -31,6 +31,11 @@ def print_summary(summary: dict[str, Any], console: Console | None = None) -> No
     """A table of every scalar parameter, then the run's totals, the sampler's lines, its headline
     statistics and one ``warning:`` line per problem found (none for a healthy run)."""
     console = console or Console()
+    if "unfinished" in summary:
+        part = summary["unfinished"]
+        console.print(f"unfinished run: {part['committed_draws']} of {part['planned_draws']} "
+                      "draws per chain committed so far (still running, or stopped: `tempering "
+                      "resume` continues it)")
     table = Table(title=f"{summary['sampler']} on {summary['model']}: "
                         f"{summary['chains']} chains × {summary['draws']} draws")
     for column in ("param", "mean", "sd", "ess_bulk", "ess_tail", "rhat", "mcse_mean"):

@@ -9,7 +9,7 @@ from typing import Any, NamedTuple
 import arviz as az
 
 from tempering.errors import UserInputError
-from tempering.run.output import load_run
+from tempering.run.loading import load_run
 from tempering.summary import summarize
 
 
@@ -22,7 +22,8 @@ class LoadedRun(NamedTuple):
 
 
 def load_runs(paths: Sequence[str | Path]) -> list[LoadedRun]:
-    """Load every run file, then summarise each.
+    """Load every run file (the committed draws of one still being written), then summarise
+    each.
 
     Raises
     ------
@@ -32,5 +33,5 @@ def load_runs(paths: Sequence[str | Path]) -> list[LoadedRun]:
     """
     if not paths:
         raise UserInputError("no run file given")
-    loaded = [(Path(p), load_run(p)) for p in paths]
+    loaded = [(Path(p), load_run(p, partial=True)) for p in paths]
     return [LoadedRun(path, idata, summarize(idata)) for path, idata in loaded]

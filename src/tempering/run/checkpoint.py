@@ -1,48 +1,37 @@
-"""Checkpoints: the whole state of a run, written into its run file, so a run can be resumed
-after a crash (``tempering resume``) or extended when finished (``tempering extend``).
+"""Checkpoints: the state of a run, committed into its run file as the run goes, so a run can be
+resumed after a crash (``tempering resume``) or extended when finished (``tempering extend``).
 
-A checkpoint is the NetCDF group ``checkpoint`` of the run file (no pickle). It holds, per chain:
+The draws themselves are appended to the run file's ``posterior`` and ``sample_stats`` as they are
+made; a checkpoint adds, per chain (:mod:`tempering.run.runfile` says how it is committed):
 
 - ``done`` — draws sampled so far, and ``warmed`` — whether warmup has finished (a chain that has
   not finished warmup starts again from its initial point: warmup is one compiled call);
 - the algorithm state after the last finished draw and the adapted parameters, as the leaves of
   their pytrees. The structure is not stored: it is rebuilt from the sampler spec (the
   ``init``'s output shape), and every leaf's shape and dtype is checked against it on reading;
-- the raw records of the draws so far (unconstrained positions and the per-draw statistics),
-  padded to the run's length;
-- the warmup cost, and the seconds spent so far (warmup, sampling, compilation).
+- the warmup cost, and the seconds spent so far (warmup, sampling, compilation, total).
 
-Leaves and records are packed into one variable per dtype (``state__float64``, ``record__int32``,
-…; an HDF5 variable costs milliseconds to write, and a state has tens of leaves), their layout in
-the group's attributes.
+Leaves are packed into one variable per dtype (``state__float64``, ``params__int32``, …; a state
+has tens of leaves), their layout in the group's attributes beside the run's.
 
 Because sampling draw ``u`` of a chain uses the key ``fold_in(sampling key, u)`` whatever the
 chunking (:mod:`tempering.run.driver`), continuing from a checkpoint gives draws bitwise identical
 to those of one uninterrupted run of the same total length on the same chain layout.
-
-An unfinished run's file holds only this group and the run's attributes; a finished run's file
-holds it beside ``posterior`` and ``sample_stats`` (so it can be extended). The file is always
-replaced atomically (temporary file, then rename), so a crash while writing leaves the previous
-checkpoint intact.
 """
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
-import arviz as az
 import jax
 import jax.numpy as jnp
 import numpy as np
-import xarray as xr
 
 from tempering.errors import UserInputError
-from tempering.run.output import CHECKPOINT_GROUP, stale_writes, write_atomically
-
-GROUP = CHECKPOINT_GROUP
+from tempering.run.output import stale_writes
+from tempering.run.runfile import RunFile, Slot, checkpoint_attrs, is_streamed, opened, read_slot
 
 
 @dataclass
@@ -131,67 +120,62 @@ def take_rows(tree: Any, rows: Any) -> Any:
     return jax.tree.map(lambda a: a[rows], tree)
 
 
-def _pack(prefix: str, named: list[tuple[str, np.ndarray]], lead: tuple[str, ...],
-          ) -> tuple[dict[str, xr.DataArray], list[list[Any]]]:
-    """Arrays sharing ``lead`` leading axes packed into one variable per dtype (an HDF5 variable
-    costs milliseconds to write, and a state has tens of leaves): each array flattened after the
-    leading axes and laid side by side. The layout lists [name, dtype, trailing shape, offset]."""
+def _numbered(tree: Any) -> list[tuple[str, np.ndarray]]:
+    return [(str(i), np.asarray(leaf)) for i, leaf in enumerate(jax.tree.leaves(tree))]
+
+
+def _pack(prefix: str, named: list[tuple[str, np.ndarray]]
+          ) -> tuple[dict[str, np.ndarray], list[list[Any]]]:
+    """Per-chain arrays (chain, ...) packed into one (chain, width) array per dtype, each array
+    flattened after the chain axis and laid side by side. The layout lists [name, dtype,
+    trailing shape, offset]."""
     columns: dict[str, list[np.ndarray]] = {}
     layout = []
     for name, value in named:
         value = np.asarray(value)
         dtype = value.dtype.str
-        flat = value.reshape(*value.shape[:len(lead)], -1)
+        flat = value.reshape(value.shape[0], -1)
         offset = sum(c.shape[-1] for c in columns.get(dtype, []))
         columns.setdefault(dtype, []).append(flat)
-        layout.append([name, dtype, list(value.shape[len(lead):]), offset])
-    variables = {}
-    for dtype, parts in columns.items():
-        key = f"{prefix}__{np.dtype(dtype).name}"
-        variables[key] = xr.DataArray(np.concatenate(parts, axis=-1),
-                                      dims=[*lead, f"{key}_width"])
-    return variables, layout
+        layout.append([name, dtype, list(value.shape[1:]), offset])
+    packed = {f"{prefix}__{np.dtype(dtype).name}": np.concatenate(parts, axis=-1)
+              for dtype, parts in columns.items()}
+    return packed, layout
 
 
-def _unpack(ds: xr.Dataset, prefix: str, layout: list[list[Any]], lead: int
+def _unpack(packed: dict[str, np.ndarray], prefix: str, layout: list[list[Any]]
             ) -> dict[str, np.ndarray]:
     out = {}
     for name, dtype, shape, offset in layout:
-        packed = np.asarray(ds[f"{prefix}__{np.dtype(dtype).name}"].values)
+        values = packed[f"{prefix}__{np.dtype(dtype).name}"]
         size = int(np.prod(shape, dtype=np.int64))
-        part = packed[..., offset:offset + size]
-        out[name] = part.reshape(*packed.shape[:lead], *shape).astype(np.dtype(dtype))
+        part = values[..., offset:offset + size]
+        out[name] = part.reshape(values.shape[0], *shape).astype(np.dtype(dtype))
     return out
 
 
-def ledger_dataset(ledger: Ledger, attrs: dict[str, Any]) -> xr.Dataset:
-    """The ledger as the ``checkpoint`` group; ``attrs`` (JSON-ready run attributes) go along."""
-    variables = {
-        "done": xr.DataArray(ledger.done.astype(np.int64), dims=["chain"]),
-        "warmed": xr.DataArray(ledger.warmed.astype(np.int8), dims=["chain"]),
-        "warm_cost": xr.DataArray(np.asarray(ledger.warm_cost if ledger.warm_cost is not None
-                                             else np.zeros(ledger.chains)), dims=["chain"]),
-    }
+def packed_ledger(ledger: Ledger) -> tuple[dict[str, np.ndarray], dict[str, list[list[Any]]]]:
+    """The ledger's state and parameters packed (name → (chain, width)), and their layouts
+    (``state_layout``, ``params_layout``)."""
+    packed: dict[str, np.ndarray] = {}
     layouts = {}
-    for prefix, named, lead in (
-            ("state", _numbered(ledger.state), ("chain",)),
-            ("params", _numbered(ledger.params), ("chain",)),
-            ("record", sorted(ledger.record.items()), ("chain", "draw"))):
-        packed, layouts[f"{prefix}_layout"] = _pack(prefix, named, lead)
-        variables |= packed
-    encoded = {k: json.dumps(v, default=lambda o: np.asarray(o).tolist())
-               for k, v in {**attrs, **layouts}.items()}
-    encoded["seconds"] = json.dumps(ledger.seconds)
-    return xr.Dataset(variables, attrs=encoded)
+    for prefix, tree in (("state", ledger.state), ("params", ledger.params)):
+        arrays, layouts[f"{prefix}_layout"] = _pack(prefix, _numbered(tree))
+        packed |= arrays
+    return packed, layouts
 
 
-def _numbered(tree: Any) -> list[tuple[str, np.ndarray]]:
-    return [(str(i), np.asarray(leaf)) for i, leaf in enumerate(jax.tree.leaves(tree))]
+def commit(run_file: RunFile, ledger: Ledger) -> None:
+    """Commit ``ledger`` (its per-chain state; its draws are in the file already)."""
+    packed, _ = packed_ledger(ledger)
+    assert ledger.warm_cost is not None
+    run_file.commit(ledger.done, ledger.warmed, ledger.warm_cost, ledger.seconds, packed)
 
 
-def _leaves_from(ds: xr.Dataset, prefix: str, template: Any, path: Path) -> Any:
+def _leaves_from(slot: Slot, prefix: str, layout: list[list[Any]], template: Any,
+                 path: Path) -> Any:
     leaves, treedef = jax.tree.flatten(empty_like(template))
-    stored = _unpack(ds, prefix, _layout(ds, prefix), 1)
+    stored = _unpack(slot.packed, prefix, layout)
     if len(stored) != len(leaves):
         raise UserInputError(f"{path}: checkpoint does not match the sampler ({len(stored)} "
                              f"{prefix} arrays, expected {len(leaves)})")
@@ -206,65 +190,52 @@ def _leaves_from(ds: xr.Dataset, prefix: str, template: Any, path: Path) -> Any:
     return jax.tree.unflatten(treedef, out)
 
 
-def _layout(ds: xr.Dataset, prefix: str) -> list[list[Any]]:
-    return json.loads(ds.attrs.get(f"{prefix}_layout", "[]"))
-
-
-def read_attrs(path: str | Path) -> dict[str, Any]:
-    """The run attributes a checkpoint recorded (what rebuilds its model and sampler)."""
-    ds = open_checkpoint(path)
-    return {k: json.loads(v) for k, v in ds.attrs.items()
-            if k != "seconds" and not k.endswith("_layout")}
-
-
-def open_checkpoint(path: str | Path) -> xr.Dataset:
-    """The ``checkpoint`` group of a run file, loaded; one clear error when it is missing or the
-    file is damaged."""
+def _checked(path: str | Path) -> Path:
+    """``path`` if it is a run file of this format; one clear line otherwise."""
     path = Path(path)
     if not path.is_file() and stale_writes(path):
         raise UserInputError(f"{path}: nothing to resume — the run stopped before its first "
                              "checkpoint was written; start it again with tempering sample")
     if not path.is_file():
         raise UserInputError(f"run file not found: {path}")
+    if not is_streamed(path):
+        raise UserInputError(f"{path}: no readable checkpoint (not a run file of this version "
+                             "of tempering, or damaged)")
+    return path
+
+
+def read_attrs(path: str | Path) -> dict[str, Any]:
+    """The run attributes a run file recorded for its checkpoints (what rebuilds its model and
+    sampler)."""
+    return {k: v for k, v in checkpoint_attrs(_checked(path)).items()
+            if not k.endswith("_layout")}
+
+
+def committed_slot(path: str | Path) -> Slot:
+    """The last complete checkpoint of ``path``; one clear line when there is none."""
+    path = _checked(path)
     try:
-        with xr.open_dataset(path, group=GROUP, engine="h5netcdf") as ds:
-            loaded = ds.load()
-    except (OSError, ValueError, KeyError) as err:
+        with opened(path) as f:
+            slot = read_slot(f)
+    except (OSError, KeyError, ValueError) as err:
         reason = " ".join(str(err).split())[:160]
         raise UserInputError(f"{path}: no readable checkpoint ({reason})") from None
-    if "done" not in loaded or "warmed" not in loaded:
-        raise UserInputError(f"{path}: no readable checkpoint (done/warmed missing)")
-    return loaded
+    if slot is None:
+        raise UserInputError(f"{path}: nothing to resume — the run stopped before its first "
+                             "checkpoint was written; start it again with tempering sample")
+    return slot
 
 
 def read_ledger(path: str | Path, state_template: Any, params_template: Any) -> Ledger:
-    """The ledger in ``path``'s checkpoint, leaves checked against the templates (pytrees of
-    ``ShapeDtypeStruct`` over all chains)."""
+    """The ledger of ``path``'s last complete checkpoint (no records: the draws stay in the
+    file), leaves checked against the templates (pytrees of ``ShapeDtypeStruct`` over all
+    chains)."""
     path = Path(path)
-    ds = open_checkpoint(path)
-    record = _unpack(ds, "record", _layout(ds, "record"), 2)
-    return Ledger(done=np.asarray(ds["done"].values, np.int64),
-                  warmed=np.asarray(ds["warmed"].values).astype(bool),
-                  state=_leaves_from(ds, "state", state_template, path),
-                  params=_leaves_from(ds, "params", params_template, path),
-                  record=record, warm_cost=np.asarray(ds["warm_cost"].values),
-                  seconds=json.loads(ds.attrs.get("seconds", "{}"))
-                  or {"warmup": 0.0, "sampling": 0.0, "compile": 0.0})
-
-
-def write_run_file(path: str | Path, ledger: Ledger, attrs: dict[str, Any],
-                   idata: az.InferenceData | None = None) -> Path:
-    """Write ``path`` atomically: the finished run ``idata`` (when given) and the checkpoint.
-
-    The file is first written whole under a temporary name in the same directory and then renamed
-    over ``path``, so the previous file (the last good checkpoint) is intact until the new one is
-    complete.
-    """
-    def write(tmp: str) -> None:
-        mode: Literal["w", "a"] = "w"
-        if idata is not None:
-            idata.to_netcdf(tmp, engine="h5netcdf")
-            mode = "a"
-        ledger_dataset(ledger, attrs).to_netcdf(tmp, mode=mode, group=GROUP, engine="h5netcdf")
-
-    return write_atomically(path, write)
+    slot = committed_slot(path)
+    layouts = checkpoint_attrs(path)
+    return Ledger(done=slot.done, warmed=slot.warmed,
+                  state=_leaves_from(slot, "state", layouts["state_layout"], state_template,
+                                     path),
+                  params=_leaves_from(slot, "params", layouts["params_layout"],
+                                      params_template, path),
+                  warm_cost=slot.warm_cost, seconds=dict(slot.seconds))

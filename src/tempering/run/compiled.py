@@ -69,6 +69,18 @@ class Compiled:
             self._executables[(name, static, batch)] = executable
         self.compile_seconds += time.perf_counter() - t0
 
+    def record_shapes(self, batch: int, length: int) -> dict[str, jax.ShapeDtypeStruct]:
+        """One draw's record by name, as the compiled chunk for ``batch`` chains makes it."""
+        _, record = self._executables[("chunk", length, batch)].out_info
+        return _per_draw(record)
+
+    def traced_record_shapes(self, sample_key, state, params) -> dict[str, jax.ShapeDtypeStruct]:
+        """One draw's record by name, from tracing a one-draw chunk (nothing compiled): for a
+        process that makes a run file without running chains (a Dask run's client)."""
+        _, record = jax.eval_shape(lambda k, s, p: self._chunk_jit(k, s, p, 0, 1, 1),
+                                   sample_key, state, params)
+        return _per_draw(record)
+
     def warmup(self, key, state, params, num_steps: int):
         args = (key, state, params)
         return self._executable("warmup", self._warmup, args, num_steps, key.shape[0])(*args)
@@ -108,3 +120,8 @@ class Compiled:
         shapes = jax.eval_shape(one_draw, state, start)[1]
         records = jax.tree.map(lambda a: jnp.zeros((length, *a.shape), a.dtype), shapes)
         return jax.lax.fori_loop(0, count, draw_into, (state, records))
+
+
+def _per_draw(record: Any) -> dict[str, jax.ShapeDtypeStruct]:
+    return {name: jax.ShapeDtypeStruct(leaf.shape[2:], leaf.dtype)
+            for name, leaf in record.items()}

@@ -33,8 +33,15 @@ from typing import Any
 import numpy as np
 
 from tempering.errors import UserInputError
-from tempering.run.checkpoint import Ledger, take_rows, write_run_file
-from tempering.run.driver import Checkpointing, RunResult, finish_run, run_chains
+from tempering.run.checkpoint import Ledger, commit, take_rows
+from tempering.run.driver import (
+    Checkpointing,
+    RunResult,
+    new_ledger,
+    run_attrs,
+    run_chains,
+    traced_start,
+)
 from tempering.run.progress import done_line, run_progress
 from tempering.run.spec import RunSpec
 
@@ -56,44 +63,58 @@ def chain_groups(chains: int, workers: int) -> list[list[int]]:
 
 def _group_task(spec: RunSpec, checkpoint_every: int | None, chain_ids: list[int],
                 checkpoint: str, queue_name: str | None, resume: Ledger | None) -> Ledger:
-    """On a worker: rebuild the model and sampler, continue from the group's checkpoint if a
-    previous attempt left one, run the group's chains and return the ledger."""
+    """On a worker: rebuild the model and sampler, continue from the group's run file if a
+    previous attempt committed to it, run the group's chains into it and return the ledger
+    (states only; the draws are in the group's file)."""
     from tempering.run.checkpoint import read_ledger
-    from tempering.run.driver import new_ledger
+    from tempering.run.files import file_sink
+    from tempering.run.runfile import has_commit
 
     model, algorithm = spec.build()
     path = Path(checkpoint)
-    if path.is_file():
+    if has_commit(path):
         template = new_ledger(algorithm, model, key=spec.key, chains=spec.chains, init=spec.init)
         resume = read_ledger(path, template.state, template.params)
     tell = None
     if queue_name is not None:
         queue = _import_distributed().Queue(queue_name)
         tell = lambda phase, count: queue.put((phase, count))
-    writing = Checkpointing(lambda ledger, attrs: write_run_file(path, ledger, attrs),
-                            every=checkpoint_every or None,
+    sink = file_sink(path, spec, model, algorithm, checkpoint_every=checkpoint_every,
+                     fresh=not has_commit(path))
+    writing = Checkpointing(every=checkpoint_every or None,
                             seconds=None if checkpoint_every else 60.0)
     result = run_chains(model, algorithm, key=spec.key, draws=spec.draws, chains=spec.chains,
                         warmup=spec.warmup, thin=spec.thin, init=spec.init,
                         chain_method="sequential", progress=False, checkpointing=writing,
-                        resume=resume, chain_ids=chain_ids, on_progress=tell)
+                        sink=sink, resume=resume, chain_ids=chain_ids, on_progress=tell)
     assert result.ledger is not None
     return result.ledger
 
 
-def _merge(ledgers: list[Ledger], groups: list[list[int]], draws: int) -> Ledger:
-    """One ledger from the groups' (each filled only in its own rows)."""
-    first = ledgers[0]
-    for ledger, rows in zip(ledgers[1:], groups[1:], strict=True):
-        first.done[rows] = ledger.done[rows]
-        first.warmed[rows] = ledger.warmed[rows]
-        first.put(rows, take_rows(ledger.state, rows), take_rows(ledger.params, rows))
-        assert first.warm_cost is not None and ledger.warm_cost is not None
-        first.warm_cost[rows] = ledger.warm_cost[rows]
-        first.put_records(rows, 0, {k: v[rows] for k, v in ledger.record.items()}, draws)
-        for name, seconds in ledger.seconds.items():  # groups run side by side: the longest
-            first.seconds[name] = max(first.seconds.get(name, 0.0), seconds)
-    return first
+def _merge(out: Path, scratch: Path, ledgers: list[Ledger], groups: list[list[int]],
+           into: Ledger) -> Ledger:
+    """Copy each group's new draws from its file into ``out`` (a chunk of draws at a time) and
+    gather the groups' states into ``into`` (the ledger the run started from; each group's
+    ledger is filled only in its own rows)."""
+    from tempering.run.runfile import RunFile, copy_draws, opened
+
+    target = RunFile(out)
+    try:
+        for i, (ledger, rows) in enumerate(zip(ledgers, groups, strict=True)):
+            start = int(into.done[rows].min())
+            with opened(scratch / f"group-{i}.nc") as source:
+                copy_draws(source, target.file, rows, start, int(ledger.done[rows].max()))
+            into.done[rows] = ledger.done[rows]
+            into.warmed[rows] = ledger.warmed[rows]
+            into.put(rows, take_rows(ledger.state, rows), take_rows(ledger.params, rows))
+            assert into.warm_cost is not None and ledger.warm_cost is not None
+            into.warm_cost[rows] = ledger.warm_cost[rows]
+            for name, seconds in ledger.seconds.items():  # groups run side by side: the longest
+                into.seconds[name] = max(into.seconds.get(name, 0.0), seconds)
+        commit(target, into)
+    finally:
+        target.close()
+    return into
 
 
 @contextmanager
@@ -129,16 +150,38 @@ def _client(workers: int | None, scheduler: str | None):
 
 def run_on_dask(spec: RunSpec, model: Any, algorithm: Any, *, out: Path,
                 checkpoint_every: int | None, workers: int | None, scheduler: str | None,
-                progress: bool, resume: Ledger | None = None) -> RunResult:
+                progress: bool, resume: Ledger | None = None, continued: bool = False
+                ) -> RunResult:
     """Run the chains of ``spec`` (resolved: what the run file records) as group tasks on Dask,
-    and finish the run on the client with ``model`` and ``algorithm`` (built from it)."""
-    client, cluster = _client(workers, scheduler)
+    and finish the run on the client with ``model`` and ``algorithm`` (built from it).
+
+    A new run's client makes ``out`` first, with its groups recorded and nothing committed, so
+    that ``tempering resume`` can go on with a run whose client died (``continued``): the tasks
+    then continue from their groups' files. ``resume`` is the ledger the run starts from (a
+    finished run being extended, ``out`` grown for the new draws, or a resumed one)."""
+    from tempering.run.files import file_sink
+    from tempering.run.runfile import checkpoint_attrs
+
     scratch = out.parent / f".{out.name}.dask"
-    scratch.mkdir(exist_ok=True)
+    spec = spec.replace(chain_method="dask")
+    sink = file_sink(out, spec, model, algorithm, checkpoint_every=checkpoint_every,
+                     fresh=not continued)
+    start = resume if resume is not None else new_ledger(algorithm, model, key=spec.key,
+                                                          chains=spec.chains, init=spec.init)
+    client, cluster = _client(workers, scheduler)
     started = time.perf_counter()
     try:
-        size = len(client.scheduler_info().get("workers", {})) or (workers or 1)
-        groups = chain_groups(spec.chains, size)
+        if continued:
+            groups = checkpoint_attrs(out)["dask_groups"]
+        else:
+            size = len(client.scheduler_info().get("workers", {})) or (workers or 1)
+            groups = chain_groups(spec.chains, size)
+            sink.checkpoint_attrs["dask_groups"] = groups
+            _, record = traced_start(model, algorithm, key=spec.key, chains=spec.chains,
+                                     init=spec.init, thin=spec.thin)
+            sink.make(out, spec.draws, start, record)
+            shutil.rmtree(scratch, ignore_errors=True)
+        scratch.mkdir(exist_ok=True)
         queue_name = f"tempering-{uuid.uuid4().hex}" if progress else None
         futures = [client.submit(_group_task, spec, checkpoint_every, group,
                                  str(scratch / f"group-{i}.nc"), queue_name, resume,
@@ -149,14 +192,15 @@ def run_on_dask(spec: RunSpec, model: Any, algorithm: Any, *, out: Path,
         client.close()
         if cluster is not None:
             cluster.close()
-    ledger = _merge(ledgers, groups, spec.draws)
-    ledger.seconds["total"] = time.perf_counter() - started
-    resume_attrs = spec.replace(chain_method="dask").to_attrs()
-    idata = finish_run(model, algorithm, ledger, resume_attrs)
+    ledger = _merge(out, scratch, ledgers, groups, start)
+    ledger.seconds["total"] = ledger.seconds.get("total", 0.0) + time.perf_counter() - started
+    attrs = run_attrs(model, algorithm, ledger, spec.to_attrs(), None, sink.cost_total(ledger))
+    sink.finish(ledger, attrs)
     shutil.rmtree(scratch, ignore_errors=True)
     if progress:
-        print(done_line(idata["posterior"].attrs))
-    return RunResult(idata, None, ledger.params, ledger, resume_attrs)
+        print(done_line(attrs))
+    return RunResult(None, None, ledger.params, ledger,  # type: ignore[arg-type]
+                     spec.to_attrs(), attrs)
 
 
 def _gather(client: Any, futures: list, algorithm: Any, spec: RunSpec,
@@ -178,7 +222,6 @@ def _gather(client: Any, futures: list, algorithm: Any, spec: RunSpec,
                 if not sampling:
                     shown.sampling()
                     sampling, t0 = True, time.perf_counter()
-                shown.sampled(count, shown.done["sampling"] + count, time.perf_counter() - t0,
-                              [])
+                shown.sampled(count, shown.done["sampling"] + count, time.perf_counter() - t0)
         return client.gather(futures)
 

@@ -25,18 +25,17 @@ import arviz as az
 import jax
 import jax.numpy as jnp
 import numpy as np
-import xarray as xr
 
-from tempering.algorithms.base import Algorithm, declared_stats
+from tempering.algorithms.base import Algorithm
 from tempering.errors import UserInputError
 from tempering.models import MODELS
 from tempering.models.base import Model
 from tempering.models.user_file import is_file_model
 from tempering.run.checkpoint import Ledger, empty_like, take_rows, to_device
 from tempering.run.compiled import Compiled
-from tempering.run.output import build_inference_data, posterior_dataset
-from tempering.run.progress import done_line, run_progress
+from tempering.run.progress import RunProgress, done_line, run_progress
 from tempering.run.runner import Checkpointing, Keys, Runner
+from tempering.run.sink import MemorySink, Sink
 from tempering.run.spec import RunSpec, as_key
 
 
@@ -51,14 +50,16 @@ class ChainMethod(StrEnum):
 
 @dataclass
 class RunResult:
-    """What a run produced: the InferenceData, the final state and parameters of each chain, and
-    the ledger with the attributes that resume or extend it (:mod:`tempering.run.checkpoint`)."""
+    """What a run produced: the InferenceData (``None`` when it went to a run file), the final
+    state and parameters of each chain, the ledger with the attributes that resume or extend it
+    (:mod:`tempering.run.checkpoint`), and the finished run's attributes."""
 
-    idata: az.InferenceData
+    idata: az.InferenceData  # None for a run written to a file (run_spec returns its path)
     final_state: Any
     params: Any
     ledger: Ledger | None = None
     resume_attrs: dict[str, Any] | None = None
+    attrs: dict[str, Any] | None = None
 
 
 def _initial_positions(model: Model, init_keys: jax.Array, init: Any, chains: int) -> jax.Array:
@@ -105,6 +106,19 @@ def new_ledger(algorithm: Algorithm, model: Model, *, key: int | jax.Array, chai
     return _empty_ledger(algorithm, _keys(model, as_key(key), init, chains), chains)
 
 
+def traced_start(model: Model, algorithm: Algorithm, *, key: int | jax.Array, chains: int,
+                 init: Any, thin: int) -> tuple[Ledger, dict[str, jax.ShapeDtypeStruct]]:
+    """The empty ledger of a run and one draw's record by name, traced (nothing compiled): what
+    makes a run file before any chain runs."""
+    keys = _keys(model, as_key(key), init, chains)
+    ledger = _empty_ledger(algorithm, keys, chains)
+    first = np.arange(1)
+    shapes = Compiled(algorithm, int(thin)).traced_record_shapes(
+        keys.sample[first], to_device(take_rows(ledger.state, first)),
+        to_device(take_rows(ledger.params, first)))
+    return ledger, shapes
+
+
 def _empty_ledger(algorithm: Algorithm, keys: Keys, chains: int) -> Ledger:
     state = jax.eval_shape(jax.vmap(algorithm.init), keys.init, keys.positions)
     params = jax.tree.map(lambda p: np.broadcast_to(np.asarray(p), (chains, *np.shape(p))),
@@ -114,12 +128,29 @@ def _empty_ledger(algorithm: Algorithm, keys: Keys, chains: int) -> Ledger:
                   warm_cost=np.zeros(chains))
 
 
+#: Bytes of positions a chunk holds at most (of the chains run together): a long run's chunks
+#: are cut to this, so a run that writes a file holds about this much of its draws at a time.
+CHUNK_BYTES = 8 * 1024**2
+
+
+def chunk_length(draws: int, chunk_size: int | None, per_draw_bytes: int,
+                 every: int | None) -> int:
+    """Draws per chunk: ``chunk_size``, or about 20 progress updates; at most ``every`` (the
+    checkpoint interval) and :data:`CHUNK_BYTES` of positions."""
+    chunk = min(int(chunk_size or max(1, -(-draws // 20))), draws)
+    if every:
+        chunk = min(chunk, int(every))
+    if chunk_size is None:
+        chunk = min(chunk, max(1, CHUNK_BYTES // max(1, per_draw_bytes)))
+    return chunk
+
+
 def run_chains(model: Model, algorithm: Algorithm, *, key: int | jax.Array, draws: int = 1000,
                chains: int = 4, warmup: int = 500, thin: int = 1, init: Any = None,
                chain_method: ChainMethod | str = ChainMethod.VMAP, chunk_size: int | None = None,
                progress: bool = True, extra_attrs: dict[str, Any] | None = None,
-               checkpointing: Checkpointing | None = None, resume: Ledger | None = None,
-               chain_ids: Sequence[int] | None = None,
+               checkpointing: Checkpointing | None = None, sink: Sink | None = None,
+               resume: Ledger | None = None, chain_ids: Sequence[int] | None = None,
                on_progress: Callable[[str, int], Any] | None = None) -> RunResult:
     """Run ``chains`` chains of ``algorithm`` on ``model``.
 
@@ -133,18 +164,24 @@ def run_chains(model: Model, algorithm: Algorithm, *, key: int | jax.Array, draw
     init
         Initial unconstrained positions, (chains, dim) or (dim,); default: ``model.init_position``.
     chain_method
-        ``"vmap"`` (chains batched) or ``"sequential"`` (one chain at a time).
+        ``"vmap"`` (chains batched), ``"sequential"`` (one chain at a time) or ``"dask"``.
     chunk_size
-        Draws per jitted chunk (default: about 20 progress updates).
+        Draws per jitted chunk (default: about 20 progress updates, at most
+        :data:`CHUNK_BYTES` of positions).
     checkpointing
-        When to hand the ledger to a writer (:class:`Checkpointing`); ``None``: never.
+        When to commit a checkpoint to the sink (:class:`Checkpointing`); ``None``: never.
+    sink
+        Where the draws go (:mod:`tempering.run.sink`): ``None`` keeps them in memory and returns
+        the InferenceData; a :class:`~tempering.run.sink.FileSink` streams them to a run file,
+        commits the final checkpoint and writes the finished run's attributes (``idata`` is then
+        ``None``).
     resume
         A ledger to continue (from a checkpoint, or a finished run with fewer ``draws``): warmed
         chains go on from their stored state and draw count, the others start afresh. The draws
         equal those of one uninterrupted run.
     chain_ids
         Run only these chains (a distributed worker's share); the result then carries the ledger
-        only (``idata`` is ``None``).
+        only (``idata`` is ``None``; a file sink gets no attributes).
     on_progress
         Called with ``("warmup", steps)`` and ``("sampling", draws)`` as chains make progress
         (over the chains of the batch; a distributed worker reports to the client's bar).
@@ -152,8 +189,9 @@ def run_chains(model: Model, algorithm: Algorithm, *, key: int | jax.Array, draw
     Returns
     -------
     RunResult
-        ``idata`` (posterior, sample_stats, run attributes), final states and adapted parameters,
-        the ledger and the attributes that resume the run.
+        ``idata`` (posterior, sample_stats, run attributes) of a run in memory, final states and
+        adapted parameters, the ledger, the attributes that resume the run and the finished
+        run's attributes.
     """
     _check_arguments(draws=draws, chains=chains, warmup=warmup, thin=thin,
                      chain_method=chain_method)
@@ -161,30 +199,52 @@ def run_chains(model: Model, algorithm: Algorithm, *, key: int | jax.Array, draw
                       warmup=warmup, thin=thin, chain_method=str(chain_method))
     if chain_method == ChainMethod.DASK:
         return _on_dask(spec, model, algorithm, progress, resume)
-    master = as_key(key)
-    keys = _keys(model, master, init, chains)
+    keys = _keys(model, as_key(key), init, chains)
     ledger = resume if resume is not None else _empty_ledger(algorithm, keys, chains)
-    ledger.padded(draws)
-    chunk = min(int(chunk_size or max(1, -(-draws // 20))), draws)
-    if checkpointing is not None and checkpointing.every:
-        chunk = min(chunk, int(checkpointing.every))
-    resume_attrs = spec.to_attrs()
     ids = np.arange(chains) if chain_ids is None else np.asarray(chain_ids, dtype=np.int64)
-    with run_progress(progress, algorithm.headline, int(warmup) * len(ids),
-                      draws * len(ids)) as shown:
-        shown.resumed(int(warmup) * int(ledger.warmed[ids].sum()), int(ledger.done[ids].sum()))
-        runner = Runner(Compiled(algorithm, int(thin)), keys, ledger, shown, checkpointing,
-                         resume_attrs, int(warmup), draws, chunk, on_progress)
-        for rows in _batches(ids, str(chain_method)):
-            runner.run(rows)
-        shown.finished(take_rows(ledger.record, ids) if chain_ids is not None else ledger.record)
-        runner.clock()
+    batch = len(ids) if chain_method == ChainMethod.VMAP else 1
+    position = jax.eval_shape(jax.vmap(algorithm.position), ledger.state)
+    chunk = chunk_length(draws, chunk_size, batch * position.dtype.itemsize * int(
+        np.prod(position.shape[1:], dtype=np.int64)),
+        checkpointing.every if checkpointing is not None else None)
+    if sink is None:
+        ledger.padded(draws)
+    resume_attrs = spec.to_attrs()
+    sink = sink if sink is not None else MemorySink(model, algorithm, draws)
+    try:
+        shown = _run_batches(algorithm, keys, ledger, sink, checkpointing,
+                             _batches(ids, str(chain_method)), progress=progress,
+                             warmup=int(warmup), draws=draws, chunk=chunk, thin=int(thin),
+                             on_progress=on_progress)
+        sink.commit(ledger)
+    finally:
+        sink.close()
     if chain_ids is not None:
         return RunResult(None, None, None, ledger, resume_attrs)  # type: ignore[arg-type]
-    idata = finish_run(model, algorithm, ledger, resume_attrs, extra_attrs)
-    shown.report(done_line(idata["posterior"].attrs))
-    return RunResult(idata, to_device(ledger.state), to_device(ledger.params), ledger,
-                     resume_attrs)
+    attrs = run_attrs(model, algorithm, ledger, resume_attrs, extra_attrs,
+                      sink.cost_total(ledger))
+    idata = sink.finish(ledger, attrs)
+    shown.report(done_line(attrs))
+    return RunResult(idata, to_device(ledger.state),  # type: ignore[arg-type]
+                     to_device(ledger.params), ledger, resume_attrs, attrs)
+
+
+def _run_batches(algorithm: Algorithm, keys: Keys, ledger: Ledger, sink: Sink,
+                 checkpointing: Checkpointing | None, batches: list[np.ndarray], *,
+                 progress: bool, warmup: int, draws: int, chunk: int, thin: int,
+                 on_progress: Callable[[str, int], Any] | None) -> RunProgress:
+    """Warm up and sample the chains of ``batches``, one batch after another, with the bar on
+    while they run."""
+    ids = np.concatenate(batches)
+    with run_progress(progress, algorithm.headline, warmup * len(ids), draws * len(ids)) as shown:
+        shown.resumed(warmup * int(ledger.warmed[ids].sum()), int(ledger.done[ids].sum()))
+        runner = Runner(Compiled(algorithm, thin), keys, ledger, shown, checkpointing, sink,
+                        warmup, draws, chunk, on_progress)
+        for rows in batches:
+            runner.run(rows)
+        shown.finished(runner.tally.text())
+        runner.clock()
+    return shown
 
 
 def _on_dask(spec: RunSpec, model: Model, algorithm: Algorithm, progress: bool,
@@ -206,32 +266,35 @@ def _on_dask(spec: RunSpec, model: Model, algorithm: Algorithm, progress: bool,
                            progress=progress, resume=resume)
 
 
-def finish_run(model: Model, algorithm: Algorithm, ledger: Ledger, resume_attrs: dict[str, Any],
-               extra_attrs: dict[str, Any] | None = None) -> az.InferenceData:
-    """The InferenceData of a finished ledger: constrained draws, declared statistics and the
-    run attributes."""
-    record = dict(ledger.record)
-    posterior = _posterior(model, algorithm, record.pop("position"))
+def run_attrs(model: Model, algorithm: Algorithm, ledger: Ledger, resume_attrs: dict[str, Any],
+              extra_attrs: dict[str, Any] | None, cost_total: float) -> dict[str, Any]:
+    """The finished run's attributes: its spec (``resume_attrs``), the sampler's facts and
+    headline, the model's attributes, wall seconds and costs, tuned parameters and versions."""
     seconds = ledger.seconds
     pilot = dict(algorithm.facts.get("pilot") or {})
     pilot_seconds = float(pilot.get("seconds", 0.0)) + float(pilot.get("compile_seconds", 0.0))
-    attrs = {
-        **resume_attrs, "sampler_facts": dict(algorithm.facts),
-        "headline": [h._asdict() for h in algorithm.headline], "model_attrs": model.attrs,
+    return {
+        **start_attrs(model, algorithm, resume_attrs),
         "wall_seconds_warmup": seconds.get("warmup", 0.0),
         "wall_seconds_compile": seconds.get("compile", 0.0),
         "wall_seconds_sampling": seconds.get("sampling", 0.0),
         "wall_seconds_total": seconds.get("total", 0.0) + pilot_seconds,
-        "cost_total": float(np.sum(record["cost"])),
+        "cost_total": cost_total,
         "cost_warmup": float(np.sum(ledger.warm_cost if ledger.warm_cost is not None else 0.0)),
         **({"wall_seconds_pilot": pilot_seconds, "cost_pilot": float(pilot.get("cost", 0.0))}
            if pilot else {}),
-        "n_data": model.n_data, "alpha": model.alpha,
         "tuned_params": jax.tree.map(lambda a: np.asarray(a).tolist(), ledger.params),
-        "versions": _versions(), "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
         **(extra_attrs or {}),
     }
-    return build_inference_data(posterior, record, declared_stats(algorithm.stats), attrs)
+
+
+def start_attrs(model: Model, algorithm: Algorithm, resume_attrs: dict[str, Any]
+                ) -> dict[str, Any]:
+    """The run attributes known before it starts (a run file carries them from the start)."""
+    return {**resume_attrs, "sampler_facts": dict(algorithm.facts),
+            "headline": [h._asdict() for h in algorithm.headline], "model_attrs": model.attrs,
+            "n_data": model.n_data, "alpha": model.alpha, "versions": _versions()}
 
 
 def _check_arguments(*, draws: int, chains: int, warmup: int, thin: int,
@@ -243,16 +306,6 @@ def _check_arguments(*, draws: int, chains: int, warmup: int, thin: int,
     if chain_method not in tuple(ChainMethod):
         raise UserInputError(f"chain_method must be vmap, sequential or dask "
                              f"(got {chain_method!r})")
-
-
-def _posterior(model: Model, algorithm: Algorithm, theta: np.ndarray) -> xr.Dataset:
-    """Constrained, named draws from (chain, draw, *position_dims, dim) positions."""
-    constrain = model.constrain
-    for _ in range(2 + len(algorithm.position_dims)):
-        constrain = jax.vmap(constrain)
-    constrained = jax.jit(constrain)(jnp.asarray(theta))
-    return posterior_dataset(model, jax.tree.map(np.asarray, constrained),
-                             algorithm.position_dims)
 
 
 def sample(model: Model, algorithm: Algorithm, *, key: int | jax.Array, draws: int = 1000,

@@ -17,10 +17,12 @@ from pathlib import Path
 from typing import Any
 
 from tempering.errors import UserInputError
-from tempering.run.checkpoint import Ledger, write_run_file
-from tempering.run.driver import ChainMethod, Checkpointing, RunResult, run_chains
-from tempering.run.output import check_output_path, load_run, run_attr
+from tempering.run.checkpoint import Ledger
+from tempering.run.driver import ChainMethod, Checkpointing, run_chains, start_attrs
+from tempering.run.loading import load_run
+from tempering.run.output import check_output_path, run_attr
 from tempering.run.progress import done_line, pilot_phase
+from tempering.run.sink import FileSink
 from tempering.run.spec import REBUILD_ATTRS, RunSpec
 
 #: With no ``checkpoint_every``, a checkpoint is written once this many seconds have passed since
@@ -28,61 +30,80 @@ from tempering.run.spec import REBUILD_ATTRS, RunSpec
 CHECKPOINT_SECONDS = 60.0
 
 
-def checkpointing_to(out: Path, every: int | None) -> Checkpointing | None:
+def checkpointing_to(every: int | None) -> Checkpointing | None:
     """The checkpoint policy of ``--checkpoint-every``: every ``every`` draws; ``None`` — every
     :data:`CHECKPOINT_SECONDS`; 0 — none (the finished file still holds the final state)."""
     if every is not None and every < 0:
         raise UserInputError(f"checkpoint_every must be at least 0 (got {every})")
     if every == 0:
         return None
-    write = lambda ledger, attrs: write_run_file(out, ledger, {**attrs,
-                                                               "checkpoint_every": every})
-    return Checkpointing(write, every=every, seconds=None if every else CHECKPOINT_SECONDS)
+    return Checkpointing(every=every, seconds=None if every else CHECKPOINT_SECONDS)
 
 
-def save_finished(result: RunResult, out: Path, checkpoint_every: int | None) -> Path:
-    """Write a finished run: its InferenceData beside its ledger (so it can be extended)."""
-    assert result.ledger is not None and result.resume_attrs is not None
-    attrs = {**result.resume_attrs, "checkpoint_every": checkpoint_every}
-    return write_run_file(out, result.ledger, attrs, idata=result.idata)
+def file_sink(out: Path, spec: RunSpec, model: Any, algorithm: Any, *,
+              checkpoint_every: int | None, fresh: bool) -> FileSink:
+    """The sink that streams the run of ``spec`` (``model`` and ``algorithm`` built from it)
+    into the run file ``out``: made anew when ``fresh``, else continued."""
+    resolved = spec.resolved(model, algorithm).to_attrs()
+    return FileSink(out, model, algorithm, chains=spec.chains, draws=spec.draws,
+                    attrs=start_attrs(model, algorithm, resolved),
+                    checkpoint_attrs={**resolved, "checkpoint_every": checkpoint_every},
+                    fresh=fresh)
 
 
 def run_spec(spec: RunSpec, *, out: str | Path, progress: bool = False,
              on_done: Callable[[str], Any] | None = None, checkpoint_every: int | None = 0,
              resume: Ledger | None = None, workers: int | None = None,
              scheduler: str | None = None) -> Path:
-    """Sample ``spec`` and write its run file atomically; returns its path.
+    """Sample ``spec`` into its run file ``out``; returns its path.
 
-    Nothing is written when any input is bad. ``on_done``, when given, is called with the
-    end-of-run line (total wall time, compilation apart: :func:`~tempering.run.progress.done_line`)
-    once the file is written. ``checkpoint_every`` (draws; ``None``: every
-    :data:`CHECKPOINT_SECONDS`; 0: none) writes checkpoints into ``out`` while the run goes on
-    (:mod:`tempering.run.checkpoint`); ``resume`` continues a ledger read from one. With
-    ``chain_method="dask"`` the chains run as tasks on a Dask cluster
-    (:mod:`tempering.run.distributed`): a new loopback cluster of ``workers`` processes, or the
-    one at ``scheduler``.
+    Nothing is written when any input is bad. The draws are appended to ``out`` as they are made
+    (:mod:`tempering.run.runfile`), so memory holds one chunk of them at a time. ``on_done``,
+    when given, is called with the end-of-run line (total wall time, compilation apart:
+    :func:`~tempering.run.progress.done_line`) once the file is finished. ``checkpoint_every``
+    (draws; ``None``: every :data:`CHECKPOINT_SECONDS`; 0: only at the end) commits checkpoints
+    into ``out`` as the run goes (:mod:`tempering.run.checkpoint`); ``resume`` continues a ledger
+    read from ``out`` itself. With ``chain_method="dask"`` the chains run as tasks on a Dask
+    cluster (:mod:`tempering.run.distributed`): a new loopback cluster of ``workers`` processes,
+    or the one at ``scheduler``.
     """
     out = Path(out)
     check_output_path(out)
-    checkpointing = checkpointing_to(out, checkpoint_every)
+    checkpointing_to(checkpoint_every)
     with pilot_phase(progress) as pilot_done:
         model, algorithm = spec.build()
         pilot_done(algorithm)
+    result = run_built(spec, model, algorithm, out=out, progress=progress,
+                       checkpoint_every=checkpoint_every, resume=resume, workers=workers,
+                       scheduler=scheduler)
+    if on_done is not None:
+        on_done(done_line(result))
+    return out
+
+
+def run_built(spec: RunSpec, model: Any, algorithm: Any, *, out: Path, progress: bool,
+              checkpoint_every: int | None, resume: Ledger | None, continued: bool = False,
+              workers: int | None = None, scheduler: str | None = None) -> dict[str, Any]:
+    """:func:`run_spec` with the model and the algorithm built; the finished run's attributes.
+    ``continued``: the run file is there (resume or extend), not made anew."""
+    continued = continued or resume is not None
     if spec.chain_method == ChainMethod.DASK:
         from tempering.run.distributed import run_on_dask
 
         result = run_on_dask(spec.resolved(model, algorithm), model, algorithm, out=out,
                              checkpoint_every=checkpoint_every, workers=workers,
-                             scheduler=scheduler, progress=progress, resume=resume)
+                             scheduler=scheduler, progress=progress, resume=resume,
+                             continued=continued)
     else:
+        sink = file_sink(out, spec, model, algorithm, checkpoint_every=checkpoint_every,
+                         fresh=not continued)
         result = run_chains(model, algorithm, key=spec.key, draws=spec.draws, chains=spec.chains,
                             warmup=spec.warmup, thin=spec.thin, init=spec.init,
                             chain_method=spec.chain_method, progress=progress,
-                            checkpointing=checkpointing, resume=resume)
-    path = save_finished(result, out, checkpoint_every)
-    if on_done is not None:
-        on_done(done_line(result.idata["posterior"].attrs))
-    return path
+                            checkpointing=checkpointing_to(checkpoint_every), sink=sink,
+                            resume=resume)
+    assert result.attrs is not None
+    return result.attrs
 
 
 def run_and_save(model_name: str, sampler_name: str, config: dict, *, chains: int, draws: int,

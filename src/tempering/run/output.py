@@ -2,10 +2,12 @@
 
 ``InferenceData`` is assembled from plain ``xarray.Dataset`` groups (``posterior``,
 ``sample_stats``) rather than ``arviz.from_dict``, whose signature changes in ArviZ 1.x; reading
-and writing go through :func:`save_run` and :func:`load_run` only, so the move to ArviZ 1.x
-(``xarray.DataTree``) touches this file alone. Run attributes live on the ``posterior`` group
-(NetCDF attributes are strings and numbers; nested values are stored as JSON strings; ``None`` is
-not stored). Each ``sample_stats`` variable carries the one-line ``meaning`` its sampler declares.
+and writing go through :func:`save_run` and :func:`~tempering.run.loading.load_run` only, so
+the move to ArviZ 1.x (``xarray.DataTree``) touches these files alone (with
+:mod:`tempering.run.runfile`, into which a run of ``tempering sample`` streams). Run attributes
+live on the ``posterior`` group (NetCDF attributes are strings and numbers; nested values are
+stored as JSON strings; ``None`` is not stored). Each ``sample_stats`` variable carries the
+one-line ``meaning`` its sampler declares.
 """
 
 from __future__ import annotations
@@ -26,10 +28,16 @@ from tempering.errors import UserInputError
 from tempering.models.base import Model
 
 
-def _attr_value(value: Any) -> Any:
+def attr_value(value: Any) -> Any:
     if isinstance(value, str | int | float | bool | np.integer | np.floating):
         return value.item() if isinstance(value, np.generic) else value
     return json.dumps(value, default=lambda v: np.asarray(v).tolist())
+
+
+def param_dims(spec: Any) -> list[str]:
+    """The dims of a model variable's own axes: ``x_dim`` for a vector, ``x_dim_0``, … else."""
+    return [f"{spec.name}_dim" if len(spec.shape) == 1 else f"{spec.name}_dim_{i}"
+            for i in range(len(spec.shape))]
 
 
 def posterior_dataset(model: Model, draws: dict[str, np.ndarray],
@@ -40,9 +48,7 @@ def posterior_dataset(model: Model, draws: dict[str, np.ndarray],
     variables = {}
     for spec in model.params:
         values = np.asarray(draws[spec.name])
-        dims = ["chain", "draw", *position_dims] + [
-            f"{spec.name}_dim" if len(spec.shape) == 1 else f"{spec.name}_dim_{i}"
-            for i in range(len(spec.shape))]
+        dims = ["chain", "draw", *position_dims, *param_dims(spec)]
         variables[spec.name] = (dims, values)
     first = np.asarray(draws[model.params[0].name])
     coords = {"chain": np.arange(first.shape[0]), "draw": np.arange(first.shape[1])}
@@ -80,7 +86,7 @@ def build_inference_data(posterior: xr.Dataset, stats: dict[str, np.ndarray],
     """Assemble ``posterior`` + ``sample_stats`` (declared per-draw statistics) and run attrs."""
     coords = {"chain": posterior["chain"].values, "draw": posterior["draw"].values}
     sample_stats = stats_dataset(stats, declared, coords)
-    posterior = posterior.assign_attrs({k: _attr_value(v) for k, v in attrs.items()
+    posterior = posterior.assign_attrs({k: attr_value(v) for k, v in attrs.items()
                                         if v is not None})
     sample_stats = sample_stats.assign_attrs(posterior.attrs)
     return az.InferenceData(posterior=posterior, sample_stats=sample_stats)
@@ -138,25 +144,6 @@ def write_atomically(path: str | Path, write: Callable[[str], Any]) -> Path:
 def save_run(idata: az.InferenceData, path: str | Path) -> Path:
     """Write ``idata`` to NetCDF atomically: a temporary file in the same directory, then rename."""
     return write_atomically(path, lambda tmp: idata.to_netcdf(tmp, engine="h5netcdf"))
-
-
-def load_run(path: str | Path) -> az.InferenceData:
-    """Read a run file written by :func:`save_run` (NetCDF only; never pickle)."""
-    path = Path(path)
-    if not path.is_file():
-        raise UserInputError(f"run file not found: {path}")
-    try:
-        idata = az.from_netcdf(path, engine="h5netcdf")
-    except (OSError, ValueError) as err:
-        raise UserInputError(f"{path}: not a tempering run file ({err})") from None
-    missing = [group for group in ("posterior", "sample_stats") if group not in idata.groups()]
-    if missing and CHECKPOINT_GROUP in idata.groups():
-        done = int(idata[CHECKPOINT_GROUP]["done"].values.min())
-        raise UserInputError(f"{path}: an unfinished run (checkpoint at {done} draws per chain); "
-                             f"continue it with `tempering resume {path}`")
-    if missing:
-        raise UserInputError(f"{path}: not a tempering run file (no {' or '.join(missing)} group)")
-    return idata
 
 
 def run_attr(idata: az.InferenceData, name: str, default: Any = None) -> Any:

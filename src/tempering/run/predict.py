@@ -32,7 +32,8 @@ from tempering.data import read_numeric_csv
 from tempering.errors import UserInputError
 from tempering.gp.predict import posterior_predictive
 from tempering.models.base import Model
-from tempering.run.output import check_output_path, load_run, run_attr
+from tempering.run.loading import load_run
+from tempering.run.output import check_output_path, run_attr
 
 
 class Predictions(NamedTuple):

@@ -35,9 +35,12 @@ def make_console() -> Console:
 def headline_text(headlines: Sequence[Headline], record: Mapping[str, Any]) -> str:
     """``"label value"`` for each headline over ``record`` (chain, draw, ...): two decimals, a
     running count (``last``) as an integer, ``–`` where there is no value yet."""
+    return _formatted(headlines, [headline_value(h, record) for h in headlines])
+
+
+def _formatted(headlines: Sequence[Headline], values: Sequence[float]) -> str:
     parts = []
-    for headline in headlines:
-        value = headline_value(headline, record)
+    for headline, value in zip(headlines, values, strict=True):
         if not math.isfinite(value):
             text = "–"
         else:
@@ -46,13 +49,53 @@ def headline_text(headlines: Sequence[Headline], record: Mapping[str, Any]) -> s
     return "  ".join(parts)
 
 
-def headline_record(headlines: Sequence[Headline],
-                    pieces: Sequence[Mapping[str, np.ndarray]]) -> dict[str, np.ndarray]:
-    """The statistics ``headlines`` read, from chunks of records (chain, draw, ...) joined along
-    the draws."""
-    names = {name for h in headlines for name in (h.stat, h.per) if name is not None}
-    return {name: np.concatenate([piece[name] for piece in pieces], axis=1)
-            for name in names if pieces and name in pieces[0]}
+class HeadlineTally:
+    """The headlines' values over chunks of records (chain, draw, ...) added one after another,
+    without keeping the chunks: running sums and counts that give what
+    :func:`~tempering.algorithms.base.headline_value` gives over the chunks joined (a ``last``
+    headline sums each chain's newest value)."""
+
+    def __init__(self, headlines: Sequence[Headline], chains: int):
+        self.headlines = tuple(headlines)
+        self.sums = np.zeros((len(self.headlines), 2))
+        self.finite = np.zeros(len(self.headlines), bool)
+        self.last = np.full((len(self.headlines), chains), np.nan)
+
+    def add(self, record: Mapping[str, Any], rows: Any) -> None:
+        """Add draws of the chains ``rows`` (records (rows, count, ...))."""
+        for i, h in enumerate(self.headlines):
+            if h.stat not in record or (h.per is not None and h.per not in record):
+                continue
+            values = np.asarray(record[h.stat], dtype=float)
+            if values.size == 0:
+                continue
+            if h.last:
+                self.last[i, rows] = values[:, -1].reshape(len(values), -1).sum(axis=1)
+            elif h.share_of is not None:
+                self.sums[i] += (np.sum(values == h.share_of), values.size)
+            elif h.per is not None:
+                self.sums[i] += (np.sum(values), np.sum(np.asarray(record[h.per], float)))
+            else:
+                kept = ~np.isnan(values)
+                self.sums[i] += (np.sum(values[kept]), np.sum(kept))
+                self.finite[i] |= bool(np.any(np.isfinite(values)))
+
+    def values(self) -> list[float]:
+        out = []
+        for i, h in enumerate(self.headlines):
+            total, count = self.sums[i]
+            if h.last:
+                seen = ~np.isnan(self.last[i])
+                out.append(float(np.sum(self.last[i][seen])) if seen.any() else float("nan"))
+            elif count <= 0 or (h.per is None and h.share_of is None and not self.finite[i]):
+                out.append(float("nan"))
+            else:
+                out.append(float(total / count))
+        return out
+
+    def text(self) -> str:
+        """:func:`headline_text` of the chunks added so far."""
+        return _formatted(self.headlines, self.values())
 
 
 def done_line(attrs: Mapping[str, Any]) -> str:
@@ -188,14 +231,13 @@ class RunProgress:
         self._show("sampling", False, since=time.perf_counter(), seconds=None, rate="",
                    stats="")
 
-    def sampled(self, draws: int, batch_draws: int, seconds: float,
-                pieces: Sequence[Mapping[str, np.ndarray]]) -> None:
+    def sampled(self, draws: int, batch_draws: int, seconds: float, stats: str = "") -> None:
         """``draws`` more draws (over the batch's chains); the batch has made ``batch_draws`` in
-        ``seconds``, recorded in ``pieces`` (its chunks so far)."""
+        ``seconds``; ``stats`` is its headline text so far (:class:`HeadlineTally`)."""
         if self.bar is None:
             return
         self.done["sampling"] += draws
-        self.stats = headline_text(self.headlines, headline_record(self.headlines, pieces))
+        self.stats = stats
         self._show("sampling", False, refresh=False, stats=self.stats,
                    rate=f"{batch_draws / max(seconds, 1e-9):.0f} draws/s")
 
@@ -206,11 +248,11 @@ class RunProgress:
             self._log(f"sampling {self.done['sampling']}/{self.totals['sampling']} in "
                       f"{seconds:.1f} s  {self.stats}")
 
-    def finished(self, record: Mapping[str, np.ndarray]) -> None:
-        """Every batch has run: the statistics become those of all chains' draws."""
+    def finished(self, stats: str) -> None:
+        """Every batch has run: the statistics become ``stats``, those of all chains' draws."""
         if self.bar is None:
             return
-        self.stats = headline_text(self.headlines, record)
+        self.stats = stats
         self._show("sampling", False, stats=self.stats)
 
     def report(self, line: str) -> None:

@@ -16,53 +16,70 @@ from typing import Any
 
 from tempering.errors import UserInputError
 from tempering.run.checkpoint import Ledger, read_attrs, read_ledger
-from tempering.run.driver import new_ledger
-from tempering.run.files import run_spec
+from tempering.run.driver import ChainMethod, new_ledger, start_attrs
+from tempering.run.files import run_built
+from tempering.run.output import attr_value
+from tempering.run.progress import done_line
+from tempering.run.runfile import grow, has_commit, is_finished
 from tempering.run.spec import RunSpec
 
 
-def _continued(path: Path) -> tuple[dict[str, Any], RunSpec, Ledger]:
-    """The recorded attributes of ``path``, its spec and its ledger, checked against the rebuilt
-    sampler."""
-    attrs = read_attrs(path)
-    spec = RunSpec.from_attrs(attrs, source=f"{path}: checkpoint")
-    model, algorithm = spec.build()
-    template = new_ledger(algorithm, model, key=spec.key, chains=spec.chains, init=spec.init)
-    return attrs, spec, read_ledger(path, template.state, template.params)
+class _Continued:
+    """A run file's recorded spec, its model and sampler rebuilt, and its last checkpoint."""
 
+    def __init__(self, path: Path, need_commit: bool = True):
+        self.path = path
+        self.attrs = read_attrs(path)
+        self.spec = RunSpec.from_attrs(self.attrs, source=f"{path}: checkpoint")
+        self.model, self.algorithm = self.spec.build()
+        self.ledger: Ledger | None = None
+        if need_commit or has_commit(path):
+            template = new_ledger(self.algorithm, self.model, key=self.spec.key,
+                                  chains=self.spec.chains, init=self.spec.init)
+            self.ledger = read_ledger(path, template.state, template.params)
 
-def _run(path: Path, attrs: dict[str, Any], spec: RunSpec, ledger: Ledger, progress: bool,
-         on_done: Callable[[str], Any] | None) -> Path:
-    return run_spec(spec, out=path, progress=progress, on_done=on_done,
-               checkpoint_every=attrs.get("checkpoint_every"), resume=ledger)
+    def run(self, spec: RunSpec, progress: bool, on_done: Callable[[str], Any] | None) -> Path:
+        attrs = run_built(spec, self.model, self.algorithm, out=self.path, progress=progress,
+                          checkpoint_every=self.attrs.get("checkpoint_every"),
+                          resume=self.ledger, continued=True)
+        if on_done is not None:
+            on_done(done_line(attrs))
+        return self.path
 
 
 def resume_run(path: str | Path, progress: bool = False,
                on_done: Callable[[str], Any] | None = None) -> Path:
-    """Continue the interrupted run in ``path`` from its last checkpoint, writing it in place.
+    """Continue the interrupted run in ``path`` from its last checkpoint, writing it in place. A
+    Dask run whose client died goes on from its groups' files.
 
     Raises
     ------
     UserInputError
-        No readable checkpoint (missing, truncated or damaged file), one that does not match the
-        sampler it names, or a run that has already finished (extend it instead).
+        No readable checkpoint (missing, truncated or damaged file, or one killed before its
+        first checkpoint), one that does not match the sampler it names, or a run that has
+        already finished (extend it instead).
     """
     path = Path(path)
-    attrs, spec, ledger = _continued(path)
-    if bool((ledger.done >= spec.draws).all()):
-        raise UserInputError(f"{path}: the run has finished ({spec.draws} draws per chain); "
+    run = _Continued(path, need_commit=read_attrs(path).get("chain_method") != ChainMethod.DASK)
+    if is_finished(path):
+        raise UserInputError(f"{path}: the run has finished ({run.spec.draws} draws per chain); "
                              "use `tempering extend` for more")
-    return _run(path, attrs, spec, ledger, progress, on_done)
+    return run.run(run.spec, progress, on_done)
 
 
 def extend_run(path: str | Path, draws: int, progress: bool = False,
                on_done: Callable[[str], Any] | None = None) -> Path:
-    """Add ``draws`` draws per chain to the finished run in ``path``, writing it in place."""
+    """Add ``draws`` draws per chain to the finished run in ``path``, writing it in place (the
+    file is first copied into one with room for them)."""
     path = Path(path)
     if draws < 1:
         raise UserInputError(f"draws must be at least 1 (got {draws})")
-    attrs, spec, ledger = _continued(path)
-    if not bool((ledger.done >= spec.draws).all()):
+    run = _Continued(path)
+    if not is_finished(path):
         raise UserInputError(f"{path}: the run has not finished; use `tempering resume` first")
-    return _run(path, attrs, spec.replace(draws=spec.draws + draws), ledger, progress, on_done)
-
+    longer = run.spec.replace(draws=run.spec.draws + draws)
+    resolved = longer.resolved(run.model, run.algorithm).to_attrs()
+    attrs = start_attrs(run.model, run.algorithm, resolved)
+    grow(path, longer.draws, {k: attr_value(v) for k, v in attrs.items() if v is not None},
+         resolved)
+    return run.run(longer, progress, on_done)

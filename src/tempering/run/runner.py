@@ -1,5 +1,9 @@
-"""Running batches of chains into a run's ledger (:class:`Runner`), and when to checkpoint it
-(:class:`Checkpointing`); the driver (:mod:`tempering.run.driver`) makes one per run."""
+"""Running batches of chains into a run's ledger and sink (:class:`Runner`), and when to
+checkpoint (:class:`Checkpointing`); the driver (:mod:`tempering.run.driver`) makes one per run.
+
+Each chunk's records go to the sink (:mod:`tempering.run.sink`: memory or the run file) and are
+dropped; the progress bar's statistics are running tallies (:class:`HeadlineTally`), so a run
+that writes a file holds one chunk of draws at a time."""
 
 from __future__ import annotations
 
@@ -13,15 +17,15 @@ import numpy as np
 
 from tempering.run.checkpoint import Ledger, take_rows, to_device
 from tempering.run.compiled import Compiled
-from tempering.run.progress import RunProgress
+from tempering.run.progress import HeadlineTally, RunProgress
+from tempering.run.sink import Sink
 
 
 class Checkpointing(NamedTuple):
-    """When the driver hands its ledger to ``write(ledger, resume_attrs)``: after warmup, then
-    whenever ``every`` more draws are done or ``seconds`` have passed since the last write (at the
-    end of a chunk; ``every`` also caps the chunk length)."""
+    """When the runner commits its ledger to the sink: after warmup, then whenever ``every``
+    more draws are done or ``seconds`` have passed since the last commit (at the end of a chunk;
+    ``every`` also caps the chunk length)."""
 
-    write: Callable[[Ledger, dict[str, Any]], Any]
     every: int | None = None
     seconds: float | None = None
 
@@ -37,20 +41,21 @@ class Keys(NamedTuple):
 
 @dataclass
 class Runner:
-    """Runs batches of chains into the ledger: init and warmup where a chain has not been warmed,
-    then sampling from each chain's draw count on, handing the ledger to the checkpoint writer
-    when one is due; the bar moves on as each phase starts and ends."""
+    """Runs batches of chains into the ledger and the sink: init and warmup where a chain has
+    not been warmed, then sampling from each chain's draw count on, committing a checkpoint when
+    one is due; the bar moves on as each phase starts and ends."""
 
     compiled: Compiled
     keys: Keys
     ledger: Ledger
     shown: RunProgress
     checkpointing: Checkpointing | None
-    resume_attrs: dict[str, Any]
+    sink: Sink
     warmup: int
     draws: int
     chunk: int
     on_progress: Callable[[str, int], Any] | None = None
+    tally: HeadlineTally = None  # type: ignore[assignment]  # made in __post_init__
     last_write: float = 0.0
     started: float = 0.0
     total_before: float = 0.0
@@ -58,6 +63,7 @@ class Runner:
     def __post_init__(self) -> None:
         self.last_write = self.started = time.perf_counter()
         self.total_before = self.ledger.seconds.get("total", 0.0)
+        self.tally = HeadlineTally(self.shown.headlines, self.ledger.chains)
 
     def clock(self) -> None:
         """Bring the ledger's total wall seconds (all sessions of the run) up to now."""
@@ -76,6 +82,7 @@ class Runner:
                                                              self.keys.positions[rows]))
             params = to_device(take_rows(ledger.params, rows))
         self._prepare(rows, state, params, 0 if warmed else self.warmup)
+        self.sink.open(ledger, self.compiled.record_shapes(len(rows), self.chunk))
         if not warmed:
             state, params = self._warm(rows, state, params)
         self._sample(rows, state, params)
@@ -118,16 +125,17 @@ class Runner:
         self.shown.sampling()
         t0 = time.perf_counter()
         first = int(ledger.done[rows].min())
-        pieces: list[dict[str, np.ndarray]] = []
         for start in range(first, self.draws, self.chunk):
             length = min(self.chunk, self.draws - start)
             state, record = self.compiled.chunk(self.keys.sample[rows], state, params, start,
                                                 length, self.chunk)
-            pieces.append(jax.tree.map(np.asarray, record))
-            ledger.put_records(rows, start, pieces[-1], self.draws)
+            record = jax.tree.map(np.asarray, record)
+            self.sink.put(ledger, rows, start, record)
+            self.tally.add(record, rows)
+            del record
             ledger.done[rows] = start + length
             self.shown.sampled(length * n, (start + length - first) * n,
-                               time.perf_counter() - t0, pieces)
+                               time.perf_counter() - t0, self.tally.text())
             self._tell("sampling", length * n)
             if start + length < self.draws and self._due(start, start + length):
                 ledger.put(rows, state, params)
@@ -152,5 +160,5 @@ class Runner:
     def _write(self) -> None:
         if self.checkpointing is not None:
             self.clock()
-            self.checkpointing.write(self.ledger, self.resume_attrs)
+            self.sink.commit(self.ledger)
             self.last_write = time.perf_counter()

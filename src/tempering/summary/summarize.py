@@ -48,7 +48,8 @@ def summarize(idata: az.InferenceData, weights: Weights | None = None) -> dict[s
     Keys: ``params`` (name → mean, sd, ess_bulk, ess_tail, rhat, mcse_mean, rhat_gr, ess_gr),
     ``rhat_max``, ``ess_bulk_min``, ``ess_bulk_median``, ``wall_seconds`` (warmup, sampling, total),
     ``cost_total``, ``ess_per_second``, ``ess_per_cost``, plus ``sampler``, ``model``, ``chains``,
-    ``draws``, ``cost_per_draw``, what the sampler's spec adds (:func:`sampler_summary`) and, for
+    ``draws``, ``cost_per_draw``, ``unfinished`` (committed and planned draws per chain, for a
+    run still being written), what the sampler's spec adds (:func:`sampler_summary`) and, for
     a model with a held-out test set, the ``predictive`` block
     (:func:`~tempering.summary.predictive.predictive_summary`); last, ``headline`` (label → value
     of each statistic the sampler puts forward) and ``warnings`` (one line per problem found,
@@ -74,6 +75,9 @@ def summarize(idata: az.InferenceData, weights: Weights | None = None) -> dict[s
     warm = float(run_attr(idata, "wall_seconds_warmup", 0.0))
     samp = float(run_attr(idata, "wall_seconds_sampling", 0.0))
     cost = float(run_attr(idata, "cost_total", float("nan")))
+    committed = run_attr(idata, "committed_draws")
+    if committed is not None:  # a run still being written: its committed draws' cost
+        cost = float(idata["sample_stats"]["cost"].sum())
     ess_min = float(np.min(ess))
     result = {
         "sampler": run_attr(idata, "sampler"),
@@ -93,6 +97,9 @@ def summarize(idata: az.InferenceData, weights: Weights | None = None) -> dict[s
         **sampler_summary(idata),
         **it,
         **predictive_summary(idata),
+        **({"unfinished": {"committed_draws": int(committed),
+                           "planned_draws": int(run_attr(idata, "planned_draws"))}}
+           if committed is not None else {}),
     }
     headlines = run_headlines(idata)
     result["headline"] = headline_values(idata, headlines)
