@@ -1,6 +1,7 @@
 """Chains on Dask distributed (tempering.run.distributed): a loopback LocalCluster with 2 worker
 processes gives the draws of ``sequential``; a worker killed mid-run is replaced and its chains
-go on from their group's checkpoint, with the same final draws."""
+go on from their group's checkpoint, and a client killed mid-run is resumed from the run file,
+with the same final draws."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ import pytest
 from test_checkpoint import assert_same_run
 
 import tempering
-from tempering import RunSpec, run_and_save, run_spec
+from tempering import run_and_save
 from tempering.run.distributed import chain_groups
 
 ARGS = {"chains": 4, "warmup": 50, "seed": 4, "thin": 1}
@@ -39,14 +40,43 @@ def test_chain_groups_cover_every_chain_once():
     assert chain_groups(5, 2) == [[0, 1, 2], [3, 4]]
 
 
-def test_dask_draws_equal_sequential(tmp_path, shared_cache):
-    plain = {"model": {}, "sampler": {}}  # RWM: the cheapest compile (PT runs in the slow test)
-    seq = run_and_save("mixture", "rwm", plain, draws=200, chain_method="sequential",
-                       out=tmp_path / "s.nc", progress=False, **ARGS)
-    dask = run_spec(RunSpec("mixture", "rwm", draws=200, chain_method="dask", **ARGS),
-                    out=tmp_path / "d.nc", workers=2, progress=True)
-    assert_same_run(seq, dask)
-    assert not (tmp_path / ".d.nc.dask").exists()  # the groups' checkpoints are cleaned up
+def test_a_dask_run_whose_client_is_killed_resumes_to_the_sequential_draws(tmp_path,
+                                                                          shared_cache):
+    """The client (``tempering sample --chain-method dask``, its own process group) is killed
+    with SIGKILL once a group has committed sampled draws; ``tempering resume`` reads the groups
+    from the run file, the tasks go on from their groups' files (the bar fed by the workers),
+    and the draws are those of the sequential run; the groups' files are then removed."""
+    from tempering.run.resume import resume_run
+    from tempering.run.runfile import has_commit, is_finished
+
+    out, draws = tmp_path / "d.nc", 30000
+    cli = [sys.executable, "-m", "tempering.cli.main", "sample", "--model", "mixture",
+           "--sampler", "rwm", "--chains", "4", "--draws", str(draws), "--warmup", "50",
+           "--seed", "4", "--no-progress", "--checkpoint-every", "1000", "--chain-method", "dask",
+           "--workers", "2", "--out", str(out)]
+    child = subprocess.Popen(cli, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                             start_new_session=True)
+    killed, deadline = False, time.monotonic() + 120
+    while not killed and time.monotonic() < deadline and child.poll() is None:
+        time.sleep(0.02)
+        for group in (tmp_path / ".d.nc.dask").glob("group-*.nc"):
+            try:
+                with h5py.File(group) as f:
+                    done = int(f["checkpoint"]["done"][int(f["checkpoint"]["commit"][()])].max())
+            except (OSError, KeyError, ValueError, IndexError):
+                continue
+            if 0 < done < draws:
+                os.killpg(child.pid, signal.SIGKILL)
+                killed = True
+                break
+    child.wait()
+    assert killed, "no group committed sampled draws while the client ran"
+    assert out.is_file() and not has_commit(out) and not is_finished(out)
+    resume_run(out, progress=True)
+    seq = run_and_save("mixture", "rwm", {"model": {}, "sampler": {}}, draws=draws,
+                       chain_method="sequential", out=tmp_path / "s.nc", progress=False, **ARGS)
+    assert_same_run(out, seq)
+    assert not (tmp_path / ".d.nc.dask").exists()
 
 
 @pytest.mark.slow  # a second cluster: ~19 s
