@@ -237,3 +237,33 @@ def test_resident_memory_holds_a_chunk_not_the_run(tmp_path):
     with h5py.File(out) as f:
         assert int(runfile.read_slot(f).done.min()) == 40 * 327
         assert not np.any(f["posterior"]["theta"][:, -1] == 0)
+
+
+def test_a_checkpoint_round_trips_every_leaf_dtype(tmp_path):
+    """Boolean, integer and float leaves (PT's adaptive state has all three) come back with
+    their dtypes and values (NetCDF has no booleans: they are packed as int8)."""
+    import json
+
+    import jax
+
+    from tempering.run.checkpoint import Ledger, commit, packed_ledger, read_ledger
+
+    ledger = Ledger(done=np.array([3, 0]), warmed=np.array([True, False]),
+                    state={"b": np.array([[True, False], [False, True]]),
+                           "i": np.array([[7], [-2]], np.int32), "f": np.ones((2, 3))},
+                    params={"s": np.array([0.5, 0.25])}, warm_cost=np.array([1.0, 2.0]))
+    packed, layouts = packed_ledger(ledger)
+    layout = runfile.Layout(chains=2, draws=4, columns={}, packed={
+        name: (("chain", f"{name}_width"), value.shape, value.dtype.str)
+        for name, value in packed.items()})
+    path = tmp_path / "r.nc"
+    runfile.create(path, layout, {}, {k: json.dumps(v) for k, v in layouts.items()})
+    written = runfile.RunFile(path)
+    commit(written, ledger)
+    written.close()
+    spec = lambda tree: jax.tree.map(lambda a: jax.ShapeDtypeStruct(a.shape, a.dtype), tree)
+    back = read_ledger(path, spec(ledger.state), spec(ledger.params))
+    for name, value in {**ledger.state, **ledger.params}.items():
+        got = {**back.state, **back.params}[name]
+        assert got.dtype == value.dtype and np.array_equal(got, value), name
+    np.testing.assert_array_equal(back.done, ledger.done)

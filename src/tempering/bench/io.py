@@ -31,8 +31,8 @@ from tempering import UserInputError, load_run
 from tempering.registry import RunnableSpec
 
 #: Draws per chain of the memory table, and of the checkpoint table with its interval.
-MEMORY_DRAWS = (1_000, 10_000, 100_000)
-CHECKPOINT_DRAWS = (10_000, 20_000, 40_000)
+MEMORY_DRAWS = (1_000, 10_000, 100_000, 400_000)
+CHECKPOINT_DRAWS = (10_000, 40_000, 100_000)
 EVERY = 5_000
 #: The same for ``--quick`` (what the test runs).
 QUICK_MEMORY, QUICK_CHECKPOINT, QUICK_EVERY = (200, 800), (400, 800), 200

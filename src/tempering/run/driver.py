@@ -202,18 +202,14 @@ def run_chains(model: Model, algorithm: Algorithm, *, key: int | jax.Array, draw
     keys = _keys(model, as_key(key), init, chains)
     ledger = resume if resume is not None else _empty_ledger(algorithm, keys, chains)
     ids = np.arange(chains) if chain_ids is None else np.asarray(chain_ids, dtype=np.int64)
-    batch = len(ids) if chain_method == ChainMethod.VMAP else 1
-    position = jax.eval_shape(jax.vmap(algorithm.position), ledger.state)
-    chunk = chunk_length(draws, chunk_size, batch * position.dtype.itemsize * int(
-        np.prod(position.shape[1:], dtype=np.int64)),
-        checkpointing.every if checkpointing is not None else None)
-    if sink is None:
-        ledger.padded(draws)
+    batches = _batches(ids, str(chain_method))
+    chunk = chunk_length(draws, chunk_size, len(batches[0]) * _position_bytes(algorithm, ledger),
+                         checkpointing.every if checkpointing is not None else None)
     resume_attrs = spec.to_attrs()
     sink = sink if sink is not None else MemorySink(model, algorithm, draws)
     try:
-        shown = _run_batches(algorithm, keys, ledger, sink, checkpointing,
-                             _batches(ids, str(chain_method)), progress=progress,
+        shown = _run_batches(algorithm, keys, ledger, sink, checkpointing, batches,
+                             progress=progress,
                              warmup=int(warmup), draws=draws, chunk=chunk, thin=int(thin),
                              on_progress=on_progress)
         sink.commit(ledger)
@@ -227,6 +223,12 @@ def run_chains(model: Model, algorithm: Algorithm, *, key: int | jax.Array, draw
     shown.report(done_line(attrs))
     return RunResult(idata, to_device(ledger.state),  # type: ignore[arg-type]
                      to_device(ledger.params), ledger, resume_attrs, attrs)
+
+
+def _position_bytes(algorithm: Algorithm, ledger: Ledger) -> int:
+    """Bytes of one chain's position (one draw's record is about this)."""
+    position = jax.eval_shape(jax.vmap(algorithm.position), ledger.state)
+    return position.dtype.itemsize * int(np.prod(position.shape[1:], dtype=np.int64))
 
 
 def _run_batches(algorithm: Algorithm, keys: Keys, ledger: Ledger, sink: Sink,

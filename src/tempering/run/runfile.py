@@ -137,8 +137,8 @@ def _make_checkpoint_group(f: Any, layout: Layout, attrs: Mapping[str, str]) -> 
     group.create_variable("seconds", ("slot", "seconds_kind"),
                           data=np.zeros((2, len(SECONDS))))
     for name, (dims_after, _, dtype) in layout.packed.items():
-        group.create_variable(name, ("slot", *dims_after), dtype=np.dtype(dtype),
-                              dcpl=_early(np.dtype(dtype)))
+        stored, _ = _stored(dtype)  # a state's boolean leaves are packed as int8
+        group.create_variable(name, ("slot", *dims_after), dtype=stored, dcpl=_early(stored))
     group.create_variable("commit", (), data=np.int64(-1))
     group.attrs.update(attrs)
 
@@ -195,7 +195,7 @@ class RunFile:
         group["warm_cost"][slot] = np.asarray(warm_cost, np.float64)
         group["seconds"][slot] = [float(seconds.get(k, 0.0)) for k in SECONDS]
         for name, values in packed.items():
-            group[name][slot] = values
+            group[name][slot] = np.asarray(values).astype(group[name].dtype)
         self.file.flush()
         group["commit"][()] = slot
         self.file.flush()

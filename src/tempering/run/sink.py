@@ -56,7 +56,7 @@ class MemorySink:
         self.model, self.algorithm, self.draws = model, algorithm, draws
 
     def open(self, ledger: Ledger, record: Mapping[str, jax.ShapeDtypeStruct]) -> None:
-        pass
+        ledger.padded(self.draws)  # a run extended in memory
 
     def put(self, ledger: Ledger, rows: np.ndarray, start: int,
             record: Mapping[str, np.ndarray]) -> None:
