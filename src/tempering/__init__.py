@@ -21,6 +21,7 @@ describes the layers and contracts.
 """
 
 import os
+import sys
 import warnings
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
@@ -35,6 +36,20 @@ if lapack_batching.enabled_by_environment():
     lapack_batching.install()  # chains batched with vmap must not deadlock jaxlib's LAPACK kernels
 # ArviZ 0.23 announces its 1.x refactor on import; the package keeps to APIs that survive it.
 warnings.filterwarnings("ignore", category=FutureWarning, module="arviz")
+# ArviZ 0.23 takes Numba paths whenever Numba is importable (PyMC's PyTensor brings it): Numba is
+# then imported with ArviZ (~0.8 s a process), its functions compile on first use, and
+# az.mcse(method="mean") returns a shape-(1,) array, which float() refuses on NumPy >= 2.4. The
+# package keeps ArviZ's NumPy paths, the ones its summaries were validated with: ArviZ is
+# imported with Numba hidden (when nothing imported either yet) and its Numba flag is off.
+_hide_numba = "arviz" not in sys.modules and "numba" not in sys.modules
+if _hide_numba:
+    sys.modules["numba"] = None  # type: ignore[assignment]  # find_spec → None, import fails
+try:
+    import arviz  # noqa: E402
+finally:
+    if _hide_numba:
+        del sys.modules["numba"]
+arviz.Numba.disable_numba()
 
 from tempering.algorithms import SAMPLERS, get_sampler  # noqa: E402
 from tempering.errors import UserInputError  # noqa: E402
@@ -44,6 +59,7 @@ from tempering.models import (  # noqa: E402
     ParamSpec,
     from_logdensity,
     from_numpyro,
+    from_pymc,
     get_model,
 )
 from tempering.run.distributed import dask_client  # noqa: E402
@@ -68,6 +84,7 @@ __all__ = [
     "dask_client",
     "from_logdensity",
     "from_numpyro",
+    "from_pymc",
     "get_model",
     "get_sampler",
     "load_run",

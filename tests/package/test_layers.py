@@ -26,7 +26,7 @@ LAYERS = (
     ("ladders",),
     ("estimators",),
     ("algorithms",),
-    ("run",),
+    ("run", "interop", "numpyro"),  # interop/: other libraries' drivers; numpyro.py: its facade
     ("summary",),
     ("experiments", "bench", "report"),
     ("cli",),

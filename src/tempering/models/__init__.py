@@ -21,6 +21,7 @@ from tempering.models.mixture import mode_index
 from tempering.models.mixture_exact import mixture_log_evidence, ordering_index, ordering_masses
 from tempering.models.modes2d import nearest_mode
 from tempering.models.numpyro_model import from_numpyro
+from tempering.models.pymc_model import from_pymc
 from tempering.models.registry import MODELS, get_model
 from tempering.models.scaled_normal import (
     scaled_normal_barrier,
@@ -45,7 +46,7 @@ __all__ = ["GP_LENGTHSCALE_LOGNORMAL", "GP_SIGMA_F_GAMMA", "GP_SIGMA_N_GAMMA",
            "MODELS", "Model", "ModelSpec", "ParamSpec", "barrier_posterior", "box_point",
            "changepoint_exact_posterior", "communication_barrier",
            "disc_log_mass", "eggbox_log_evidence", "eggbox_mode_masses", "eggbox_mode_of",
-           "from_logdensity", "from_numpyro", "gauss_mixture_log_evidence",
+           "from_logdensity", "from_numpyro", "from_pymc", "gauss_mixture_log_evidence",
            "gauss_mixture_masses", "gauss_mixture_mode_of", "get_model",
            "gp_regression_model", "gp_regression_prior_mean", "mixture_log_evidence", "mode_index",
            "mode_mass_ratio", "nearest_mode", "ordering_index", "ordering_masses",

@@ -6,10 +6,12 @@ first on ``sys.path`` while it loads) and ``NAME`` is looked up in it:
 
 - a :class:`~tempering.models.base.Model` (``model = tempering.from_numpyro(...)``) is used as it
   is; it takes no model options;
+- a ``pymc.Model`` (``with pm.Model() as model: ...``, observations included) goes through
+  :func:`~tempering.models.pymc_model.from_pymc` with its defaults; it takes no model options;
 - a function is called with the model options as keyword arguments (``--set model.n=500`` calls
-  ``NAME(n=500)``) and must return a ``Model`` — a NumPyro model is wrapped in such a function
-  (``return tempering.from_numpyro(numpyro_fn, ...)``) or in a module-level ``Model``: a bare
-  NumPyro model function carries no data, so it is refused.
+  ``NAME(n=500)``) and must return a ``Model`` or a ``pymc.Model`` — a NumPyro model is wrapped
+  in such a function (``return tempering.from_numpyro(numpyro_fn, ...)``) or in a module-level
+  ``Model``: a bare NumPyro model function carries no data, so it is refused.
 
 The model's ``name`` becomes the ``file.py:NAME`` string as given and its ``options`` the options
 given, so a run file rebuilds it (``tempering rerun``, ``tempering predict``) by loading the file
@@ -34,6 +36,7 @@ from typing import Any
 
 from tempering.errors import UserInputError
 from tempering.models.base import Model
+from tempering.models.pymc_model import from_pymc, is_pymc_model
 from tempering.models.user import first_line
 
 #: ``anything.py:NAME`` (the last colon splits, so a Windows drive letter survives).
@@ -93,6 +96,14 @@ def call_factory(factory: Any, options: dict[str, Any], label: str) -> Any:
         raise UserInputError(f"model {label}: building it failed: {first_line(exc)}") from None
 
 
+def pymc_as_model(pymc_model: Any, label: str) -> Model:
+    """A ``pymc.Model`` found in the file, through :func:`~tempering.from_pymc`."""
+    try:
+        return from_pymc(pymc_model)
+    except UserInputError as exc:
+        raise UserInputError(f"model {label}: {exc}") from None
+
+
 def load_file_model(name: str, options: dict[str, Any]) -> Model:
     """The model ``NAME`` of ``path.py:NAME`` built with ``options`` (module docstring's rule)."""
     match = FILE_MODEL.match(name)
@@ -107,6 +118,8 @@ def load_file_model(name: str, options: dict[str, Any]) -> Model:
         raise UserInputError(f"model {name}: {path} defines no {attr!r} (it defines: "
                              f"{', '.join(defined) or 'no model or function'})")
     target = getattr(module, attr)
+    if is_pymc_model(target):
+        target = pymc_as_model(target, name)
     if isinstance(target, Model):
         if options:
             raise UserInputError(f"model {name}: it is a Model, not a function, so it takes no "
@@ -114,6 +127,8 @@ def load_file_model(name: str, options: dict[str, Any]) -> Model:
         model = target
     elif callable(target):
         model = call_factory(target, options, name)
+        if is_pymc_model(model):
+            model = pymc_as_model(model, name)
         if not isinstance(model, Model):
             raise UserInputError(f"model {name}: returned {type(model).__name__}, not a "
                                  "tempering Model (wrap a NumPyro model: return "
