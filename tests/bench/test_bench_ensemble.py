@@ -31,6 +31,7 @@ def _check_slow_table(rows: list[dict], out: str) -> None:
     assert "| ensemble (eigen) | 20 | 12 |" in out and "| 13.9 | 1.72× | ≤ 1.5× |" in out
 
 
+@pytest.mark.slow  # ~10 s of compiling on 2 cores (test budget); the table's pieces are below
 def test_slow_evaluation_table_and_its_ratios(capsys):
     """The first table alone (make test): K = 4, n = 20, one round, two iterations; the whole
     run with the min-ESS table is ``slow``."""

@@ -49,11 +49,11 @@ def test_a_dask_run_whose_client_is_killed_resumes_to_the_sequential_draws(tmp_p
     from tempering.run.resume import resume_run
     from tempering.run.runfile import has_commit, is_finished
 
-    out, draws = tmp_path / "d.nc", 30000
+    out, draws = tmp_path / "d.nc", 4000
     cli = [sys.executable, "-m", "tempering.cli.main", "sample", "--model", "mixture",
            "--sampler", "rwm", "--chains", "4", "--draws", str(draws), "--warmup", "50",
-           "--seed", "4", "--no-progress", "--checkpoint-every", "1000", "--chain-method", "dask",
-           "--workers", "2", "--out", str(out)]
+           "--seed", "4", "--no-progress", "--checkpoint-every", "100", "--chain-method", "dask",
+           "--workers", "1", "--out", str(out)]  # one worker: one group, the cheapest cluster
     child = subprocess.Popen(cli, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                              start_new_session=True)
     killed, deadline = False, time.monotonic() + 120

@@ -210,7 +210,7 @@ CHILD = textwrap.dedent('''
     import tempering.run.driver as driver
     from tempering import run_and_save
     from tempering.run.sink import FileSink
-    driver.CHUNK_BYTES = 2**20  # 1 MiB of positions a chunk: 327 draws of 4 x 100 doubles
+    driver.CHUNK_BYTES = 2**19  # 512 KiB of positions a chunk: 163 draws of 4 x 100 doubles
     resident, put = [], FileSink.put
     def measured(self, *args):
         put(self, *args)
@@ -225,17 +225,17 @@ CHILD = textwrap.dedent('''
 
 
 def test_resident_memory_holds_a_chunk_not_the_run(tmp_path):
-    """40 chunks of 1 MiB of positions (42 MB of draws in all): resident memory after any
+    """40 chunks of 512 KiB of positions (21 MB of draws in all): resident memory after any
     chunk is written exceeds that after the fourth by less than three chunks (kept draws would
-    add 36 MiB), and the file holds every draw."""
+    add 18 MiB), and the file holds every draw."""
     out = tmp_path / "big.nc"
-    done = subprocess.run([sys.executable, "-c", CHILD, str(out), str(40 * 327)],
+    done = subprocess.run([sys.executable, "-c", CHILD, str(out), str(40 * 163)],
                           capture_output=True, text=True, timeout=300, check=True)
     chunks, fourth, peak = map(int, done.stdout.split()[-3:])
     assert chunks == 40
-    assert peak - fourth < 3 * 2**20, (fourth, peak)
+    assert peak - fourth < 3 * 2**19, (fourth, peak)
     with h5py.File(out) as f:
-        assert int(runfile.read_slot(f).done.min()) == 40 * 327
+        assert int(runfile.read_slot(f).done.min()) == 40 * 163
         assert not np.any(f["posterior"]["theta"][:, -1] == 0)
 
 

@@ -93,9 +93,14 @@ CASES = cases(
 )
 
 
-# TT with the slice sweep (~13 s; its reversal: tests/samplers/test_geweke.py) in make test-slow
-@pytest.mark.parametrize("case", [pytest.param(c, marks=pytest.mark.slow) if c.name == "tt_slice"
-                                  else c for c in CASES], ids=lambda c: c.name)
+# In make test-slow (test budget): TT with the slice sweep (~13 s; its reversal:
+# tests/samplers/test_geweke.py) and PT's sweep schedule (~8 s; DEO, the default, stays here)
+SLOW_CASES = ("tt_slice", "pt_sweep")
+
+
+@pytest.mark.parametrize("case", [pytest.param(c, marks=pytest.mark.slow)
+                                  if c.name in SLOW_CASES else c for c in CASES],
+                         ids=lambda c: c.name)
 def test_tempering_geweke(case):
     kind, kwargs = case.build
     check_geweke(case, conjugate_geweke(updater(kind, **kwargs), n_obs=N_OBS, dim=DIM,
