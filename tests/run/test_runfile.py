@@ -188,7 +188,8 @@ def test_resume_before_the_first_checkpoint_says_so(tmp_path, capsys):
 
 def test_summary_reads_the_committed_draws_of_a_run_being_written(tmp_path, capsys):
     """A run stopped after 20 of 40 draws (as one still running is): ``summary`` says so and
-    summarises the committed 20, the same table as a finished run of 20 draws."""
+    summarises the committed 20, the same table as a finished run of 20 draws; ``report``
+    flags it."""
     whole = _run(tmp_path / "whole.nc", draws=20)
     out = _run(tmp_path / "r.nc", draws=40, checkpoint_every=10)
     with h5py.File(out, "r+") as f:  # the state after the second sampling checkpoint
@@ -203,6 +204,8 @@ def test_summary_reads_the_committed_draws_of_a_run_being_written(tmp_path, caps
     code, finished, _ = run_cli(["summary", whole], capsys)
     table = [line for line in finished.splitlines() if "theta" in line]
     assert table and all(line in partial for line in table)
+    code, _, _ = run_cli(["report", out, "--out", tmp_path / "r.html"], capsys)
+    assert code == 0 and "Unfinished run: 20 of 40 draws" in (tmp_path / "r.html").read_text()
 
 
 CHILD = textwrap.dedent('''

@@ -22,9 +22,14 @@ from tempering.run.output import check_output_path
 def run_section(index: int, run: LoadedRun) -> Html:
     """Everything the page shows about one run."""
     s = run.summary
+    unfinished = s.get("unfinished")
+    flag = (paragraph(f"Unfinished run: {unfinished['committed_draws']} of "
+                      f"{unfinished['planned_draws']} draws per chain committed so far (still "
+                      "running, or stopped: tempering resume continues it).", class_="flag")
+            if unfinished else join([]))
     return section(
         f"Run {index}: {run.path.name} — {s['sampler']} on {s['model']}, {s['chains']} chains "
-        f"× {s['draws']} draws",
+        f"× {s['draws']} draws", flag,
         tag("h3", "Settings"), run_settings(run.idata, run.path),
         tag("h3", "Summary"), summary_section(s),
         tag("h3", "Trace and rank plots"),
