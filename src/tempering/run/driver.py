@@ -253,8 +253,9 @@ def _on_dask(spec: RunSpec, model: Model, algorithm: Algorithm, progress: bool,
              resume: Ledger | None) -> RunResult:
     """``chain_method="dask"``: the chains as tasks on a new local Dask cluster (one worker per
     core), each rebuilding the model and the sampler from ``spec``; the groups' checkpoints go to
-    a temporary folder. :func:`tempering.run.files.run_spec` takes ``workers``, ``scheduler``
-    and a run file instead."""
+    a temporary folder, and the InferenceData is read back from the run file made there.
+    :func:`tempering.run.files.run_spec` takes ``workers``, ``scheduler`` and a run file
+    instead."""
     import tempfile
 
     from tempering.run.distributed import run_on_dask  # imports this module: here, not above
@@ -262,10 +263,17 @@ def _on_dask(spec: RunSpec, model: Model, algorithm: Algorithm, progress: bool,
     if spec.sampler_options is None or not (model.name in MODELS or is_file_model(model.name)):
         raise UserInputError("chain_method dask rebuilds the model and the sampler on the "
                              "workers from their names and options: only registered ones can")
+    from tempering.run.loading import load_run
+
     with tempfile.TemporaryDirectory(prefix="tempering-dask-") as scratch:
-        return run_on_dask(spec, model, algorithm, out=Path(scratch) / "run.nc",
-                           checkpoint_every=None, workers=None, scheduler=None,
-                           progress=progress, resume=resume)
+        out = Path(scratch) / "run.nc"
+        result = run_on_dask(spec, model, algorithm, out=out, checkpoint_every=None,
+                             workers=None, scheduler=None, progress=progress, resume=resume)
+        idata = load_run(out)
+        idata.load()  # into memory: the folder goes with the block
+        idata.close()
+    result.idata = idata
+    return result
 
 
 def run_attrs(model: Model, algorithm: Algorithm, ledger: Ledger, resume_attrs: dict[str, Any],
