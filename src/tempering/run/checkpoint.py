@@ -46,7 +46,9 @@ class Ledger:
         Pytrees of (chains, ...) arrays: each chain's state after its last draw (after warmup
         when ``done`` is 0) and its adapted parameters. Rows of chains not yet warmed are unused.
     record
-        Raw per-draw records, name → (chains, draws, ...) arrays (``position`` unconstrained).
+        Raw per-draw records, name → (chains, draws, ...) arrays (``position`` unconstrained), of
+        a run kept in memory (:class:`~tempering.run.sink.MemorySink`); empty for one that
+        streams into its run file.
     warm_cost
         Warmup cost per chain.
     seconds

@@ -166,19 +166,19 @@ def run_on_dask(spec: RunSpec, model: Any, algorithm: Any, *, out: Path,
     spec = spec.replace(chain_method="dask")
     sink = file_sink(out, spec, model, algorithm, checkpoint_every=checkpoint_every,
                      fresh=not continued)
-    start = resume if resume is not None else new_ledger(algorithm, model, key=spec.key,
-                                                          chains=spec.chains, init=spec.init)
     client, cluster = _client(workers, scheduler)
     started = time.perf_counter()
     try:
         if continued:
             groups = checkpoint_attrs(out)["dask_groups"]
+            start = resume if resume is not None else new_ledger(
+                algorithm, model, key=spec.key, chains=spec.chains, init=spec.init)
         else:
             size = len(client.scheduler_info().get("workers", {})) or (workers or 1)
             groups = chain_groups(spec.chains, size)
             sink.checkpoint_attrs["dask_groups"] = groups
-            _, record = traced_start(model, algorithm, key=spec.key, chains=spec.chains,
-                                     init=spec.init, thin=spec.thin)
+            start, record = traced_start(model, algorithm, key=spec.key, chains=spec.chains,
+                                         init=spec.init, thin=spec.thin)
             sink.make(out, spec.draws, start, record)
             shutil.rmtree(scratch, ignore_errors=True)
         scratch.mkdir(exist_ok=True)

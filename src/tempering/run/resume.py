@@ -27,13 +27,14 @@ from tempering.run.spec import RunSpec
 class _Continued:
     """A run file's recorded spec, its model and sampler rebuilt, and its last checkpoint."""
 
-    def __init__(self, path: Path, need_commit: bool = True):
+    def __init__(self, path: Path):
         self.path = path
         self.attrs = read_attrs(path)
         self.spec = RunSpec.from_attrs(self.attrs, source=f"{path}: checkpoint")
         self.model, self.algorithm = self.spec.build()
         self.ledger: Ledger | None = None
-        if need_commit or has_commit(path):
+        # a Dask run whose client died before merging has no commit: its groups' files carry it
+        if self.spec.chain_method != ChainMethod.DASK or has_commit(path):
             template = new_ledger(self.algorithm, self.model, key=self.spec.key,
                                   chains=self.spec.chains, init=self.spec.init)
             self.ledger = read_ledger(path, template.state, template.params)
@@ -60,7 +61,7 @@ def resume_run(path: str | Path, progress: bool = False,
         already finished (extend it instead).
     """
     path = Path(path)
-    run = _Continued(path, need_commit=read_attrs(path).get("chain_method") != ChainMethod.DASK)
+    run = _Continued(path)
     if is_finished(path):
         raise UserInputError(f"{path}: the run has finished ({run.spec.draws} draws per chain); "
                              "use `tempering extend` for more")

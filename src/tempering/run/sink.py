@@ -120,7 +120,7 @@ class FileSink:
         packed, layouts = packed_ledger(ledger)
         layout = runfile.Layout(
             chains=self.chains, draws=draws, columns=self._columns(record),
-            packed={name: ((("chain", f"{name}_width")), value.shape, value.dtype.str)
+            packed={name: (("chain", f"{name}_width"), value.shape, value.dtype.str)
                     for name, value in packed.items()})
         encoded = {k: json.dumps(v, default=lambda o: np.asarray(o).tolist())
                    for k, v in {**self.checkpoint_attrs, **layouts}.items()}
