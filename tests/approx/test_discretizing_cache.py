@@ -4,8 +4,10 @@ With r = 4 mark moves of s = 1 step, a move often proposes a step whose π is al
 mark's own neighbours); with ``cache=True`` those cost nothing. The π evaluations actually
 executed are counted from outside (a host callback in π), and must equal the reported
 ``n_pi_evals``: fewer than the mark moves with the cache, exactly one per move without it. The
-draws, acceptances and π* counts must be bitwise identical either way. Also: warmup with an
-adapting inner kernel.
+acceptances and π* counts must be identical either way, and the draws equal to the last bits of
+rounding: the two settings are two programs, which XLA may round differently (at backend
+optimisation level 0 with the legacy CPU emitters — the suite's setting — they differ by ≤ 2 ulp;
+fully optimised, not at all). Also: warmup with an adapting inner kernel.
 """
 
 from __future__ import annotations
@@ -73,7 +75,7 @@ def test_reported_counts_are_the_evaluations_executed(runs, cache):
 
 def test_cache_changes_counts_not_draws(runs):
     (theta_on, stats_on, _), (theta_off, stats_off, _) = runs[True], runs[False]
-    np.testing.assert_array_equal(theta_on, theta_off)
+    np.testing.assert_allclose(theta_on, theta_off, rtol=1e-13, atol=1e-13)  # rounding only
     np.testing.assert_array_equal(stats_on["mark_accept"], stats_off["mark_accept"])
     np.testing.assert_array_equal(stats_on["n_approx_evals"], stats_off["n_approx_evals"])
     assert stats_on["n_pi_evals"].sum() < stats_off["n_pi_evals"].sum()
