@@ -1,6 +1,6 @@
 """pytest configuration: the package is imported first (float64 before any test builds arrays),
-programs compile without XLA's backend optimisations (and with its older CPU emitters), and the whole session shares one JAX
-compilation cache.
+programs compile without XLA's backend optimisations (and with its older CPU emitters), and the
+whole session shares one JAX compilation cache.
 
 Compilation, not sampling, is most of the suite's time (a tempering sampler's warmup and chunk
 programs take 3–5 s each to compile and a fraction of that to run at the tests' sizes). XLA's
