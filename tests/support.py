@@ -31,6 +31,12 @@ Z_BOUND = 4.0
 LOG_2PI = float(np.log(2 * np.pi))
 
 
+def z_combined(draws: np.ndarray, mean: float, mcse: float) -> float:
+    """(our mean − reference) / sqrt(our MCSE² + reference MCSE²)."""
+    ours = float(az.mcse(draws, method="mean"))
+    return float((np.mean(draws) - mean) / np.hypot(ours, mcse))
+
+
 def z_mean(draws: np.ndarray, truth: float) -> float:
     """(mean − truth) / MCSE(mean) for a (chain, draw) array."""
     return float((np.mean(draws) - truth) / az.mcse(draws, method="mean"))

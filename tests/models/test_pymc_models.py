@@ -1,6 +1,7 @@
 """``from_pymc``: PyMC's own log density and its prior/likelihood split, per-datum terms on data
 views, one-line refusals, ``--model file.py:NAME`` with a PyMC model, and (slow) posterior moments
-of PyMC models against NumPyro's NUTS with our NUTS and PT.
+of two posteriordb posteriors written in PyMC against posteriordb's reference draws, with our NUTS
+and PT.
 
 PyMC's references are compiled with ``mode="FAST_COMPILE"``: PyTensor's Python implementations
 (NumPy and SciPy), independent of the JAX backend under test, and no C compiler runs."""
@@ -13,8 +14,9 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from posteriordb import reference_scores
 from support import Z_BOUND
-from test_user_models import REFERENCE, example, z_combined
+from test_user_models import example
 
 from tempering import UserInputError, from_pymc, get_model, sample
 from tempering.algorithms import get_sampler
@@ -153,50 +155,35 @@ def eight_schools_pymc():
     ("nuts", {"target_accept": 0.9}, 5000),
     ("pt", {"rungs": 4, "beta_min": 0.1, "inner": "nuts", "inner_steps": 1}, 4000),
 ])
-def test_eight_schools_in_pymc_matches_numpyros_nuts(name, options, draws):
-    """μ and τ within Z_BOUND combined MCSEs of the recorded NumPyro-NUTS reference."""
+def test_eight_schools_in_pymc_matches_posteriordb(name, options, draws):
+    """posteriordb's eight_schools_noncentered (its data are examples/eight_schools.py's): μ, τ
+    and the eight θ_j within Z_BOUND combined MCSEs of the reference posterior's means."""
     model = from_pymc(eight_schools_pymc())
     posterior = sample(model, get_sampler(name, model, **options), key=5, chains=4, draws=draws,
                        warmup=1000, progress=False).posterior
-    for site, (mean, mcse) in REFERENCE.items():
-        assert abs(z_combined(posterior[site].values, mean, mcse)) < Z_BOUND, (name, site)
+    scores = reference_scores("eight_schools-eight_schools_noncentered", posterior)
+    print(f"\n{name}: z against posteriordb {({q: round(z, 2) for q, z in scores.items()})}")
+    assert max(abs(z) for z in scores.values()) < Z_BOUND, (name, scores)
 
 
-GP_X = np.linspace(0.0, 5.0, 20)
-GP_Y = np.sin(GP_X) + np.random.default_rng(7).normal(0.0, 0.3, size=20)
+#: posteriordb's gp_pois_regr data (x, y; its counts k are gp_pois_regr's, not this model's).
+GP_X = np.arange(-10.0, 11.0, 2.0)
+GP_Y = np.array([4.75906, 1.59423, 2.99548, 5.27501, 1.66472, 2.24347, 2.8914, 4.08681, 4.60588,
+                 0.802364, 3.92136])
 
 
-def gp_pymc():
-    """GP regression, PyMC's own marginal GP: ℓ ~ Gamma(2, 1), η ~ HalfNormal(1),
-    σ ~ HalfNormal(1), y ~ N(0, η² k_ℓ(X, X) + σ² I), k the squared exponential."""
+def gp_regr_pymc():
+    """posteriordb's gp_regr in PyMC: ρ ~ Gamma(25, rate 4), α ~ HalfNormal(2), σ ~ HalfNormal(1),
+    y ~ N(0, K + σ I) with K = α² exp(−(x − x′)²/(2ρ²)) — the Stan model adds σ, not σ², to the
+    diagonal, and so does this one (PyMC's ``gp.Marginal`` would add σ² and a jitter)."""
     with pm.Model() as model:
-        ell = pm.Gamma("ell", 2.0, 1.0)
-        eta = pm.HalfNormal("eta", 1.0)
+        rho = pm.Gamma("rho", alpha=25.0, beta=4.0)
+        alpha = pm.HalfNormal("alpha", 2.0)
         sigma = pm.HalfNormal("sigma", 1.0)
-        gp = pm.gp.Marginal(cov_func=eta**2 * pm.gp.cov.ExpQuad(1, ls=ell))
-        gp.marginal_likelihood("y", X=GP_X[:, None], y=GP_Y, sigma=sigma)
+        k = alpha**2 * pm.gp.cov.ExpQuad(1, ls=rho)(GP_X[:, None])
+        pm.MvNormal("y", mu=np.zeros(GP_X.size), cov=k + sigma * np.eye(GP_X.size),
+                    observed=GP_Y)
     return model
-
-
-def gp_numpyro_reference(draws: int) -> dict:
-    """The same GP in NumPyro, sampled by NumPyro's NUTS (4 chains, 1000 warmup, key 3)."""
-    numpyro = pytest.importorskip("numpyro")
-    dist = numpyro.distributions
-
-    def gp(x, y):
-        ell = numpyro.sample("ell", dist.Gamma(2.0, 1.0))
-        eta = numpyro.sample("eta", dist.HalfNormal(1.0))
-        sigma = numpyro.sample("sigma", dist.HalfNormal(1.0))
-        k = eta**2 * jnp.exp(-0.5 * (x[:, None] - x[None, :]) ** 2 / ell**2)
-        numpyro.sample("y", dist.MultivariateNormal(jnp.zeros(x.shape[0]),
-                                                    k + (sigma**2 + 1e-6) * jnp.eye(x.shape[0])),
-                       obs=y)
-
-    mcmc = numpyro.infer.MCMC(numpyro.infer.NUTS(gp, target_accept_prob=0.9), num_warmup=1000,
-                              num_samples=draws, num_chains=4, chain_method="sequential",
-                              progress_bar=False)
-    mcmc.run(jax.random.key(3), x=GP_X, y=GP_Y)
-    return mcmc.get_samples(group_by_chain=True)
 
 
 @pytest.mark.slow
@@ -204,20 +191,15 @@ def gp_numpyro_reference(draws: int) -> dict:
     ("nuts", {"target_accept": 0.9}, 3000),
     ("pt", {"rungs": 4, "beta_min": 0.1, "inner": "nuts", "inner_steps": 1}, 3000),
 ])
-def test_gp_regression_in_pymc_matches_numpyros_nuts(name, options, draws):
-    """PyMC's marginal GP (its 1e-6 jitter on the diagonal matched) against NumPyro's NUTS on
-    the same model: posterior means of ℓ, η, σ within Z_BOUND combined MCSEs."""
-    import arviz as az
-
-    theirs = gp_numpyro_reference(4000)
-    model = from_pymc(gp_pymc())
+def test_gp_regression_in_pymc_matches_posteriordb(name, options, draws):
+    """posteriordb's gp_pois_regr-gp_regr: posterior means of ρ, α, σ within Z_BOUND combined
+    MCSEs of the reference posterior's."""
+    model = from_pymc(gp_regr_pymc())
     posterior = sample(model, get_sampler(name, model, **options), key=9, chains=4, draws=draws,
                        warmup=1000, progress=False).posterior
-    for site in ("ell", "eta", "sigma"):
-        reference = np.asarray(theirs[site])
-        mcse = float(az.mcse(reference, method="mean"))
-        assert abs(z_combined(posterior[site].values, reference.mean(), mcse)) < Z_BOUND, (
-            name, site)
+    scores = reference_scores("gp_pois_regr-gp_regr", posterior)
+    print(f"\n{name}: z against posteriordb {({q: round(z, 2) for q, z in scores.items()})}")
+    assert max(abs(z) for z in scores.values()) < Z_BOUND, (name, scores)
 
 
 @pytest.mark.slow

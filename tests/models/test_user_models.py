@@ -14,7 +14,8 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 from cli_helpers import run_cli
-from support import Z_BOUND, z_mean, z_sd
+from posteriordb import POSTERIORDB
+from support import Z_BOUND, z_combined, z_mean, z_sd
 
 import tempering
 from tempering import Model, UserInputError, from_logdensity, from_numpyro, get_model, sample
@@ -40,12 +41,6 @@ def example(name: str):
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
-
-
-def z_combined(draws: np.ndarray, mean: float, mcse: float) -> float:
-    """(our mean − reference) / sqrt(our MCSE² + reference MCSE²)."""
-    ours = float(az.mcse(draws, method="mean"))
-    return float((np.mean(draws) - mean) / np.hypot(ours, mcse))
 
 
 # --------------------------------------------------------------------------- from_logdensity
@@ -258,6 +253,14 @@ def test_our_nuts_matches_numpyros_nuts(eight_run):
     posterior = tempering.load_run(eight_run[1]).posterior
     for name, (mean, mcse) in REFERENCE.items():
         assert abs(z_combined(posterior[name].values, mean, mcse)) < Z_BOUND, name
+
+
+def test_the_numpyro_reference_is_posteriordbs_posterior():
+    """REFERENCE (NumPyro's NUTS on the example) against posteriordb's eight_schools_noncentered
+    (Stan's NUTS; the same data and model): each mean within Z_BOUND combined MCSEs."""
+    theirs = POSTERIORDB["eight_schools-eight_schools_noncentered"]
+    for name, (mean, mcse) in REFERENCE.items():
+        assert abs(mean - theirs[name][0]) < Z_BOUND * np.hypot(mcse, theirs[name][1]), name
 
 
 @pytest.mark.slow  # ~5 s; test_registry.py and test_checkpoint.py rebuild runs in make test

@@ -31,7 +31,6 @@ def test_compiled_step_does_not_grow_with_the_ladder(inner, swap):
     assert large < 1.05 * small, (small, large)
 
 
-@pytest.mark.slow  # ~17 s: the control that shows the size check above can fail
 def test_the_size_measure_sees_an_unrolled_ladder():
     """The same measure on SPT, whose subset rungs are unrolled, grows with the ladder: the check
     above can fail."""
@@ -56,7 +55,6 @@ def test_warmup_does_not_grow_with_the_ladder(reference, fewest):
     assert large < 1.05 * small, (small, large)
 
 
-@pytest.mark.slow  # ~19 s (budget); tests/run/test_driver.py checks layouts for every chain method
 def test_same_draws_whatever_the_chain_layout():
     """PT with the adaptive schedule and its inner kernel tuned per rung (RWM: the cheaper
     compile; HMC's default path runs in tests/pt/test_pt_defaults.py): vmap and sequential chains,
