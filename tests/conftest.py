@@ -60,8 +60,23 @@ def pytest_sessionfinish(session, exitstatus):
 SLOW_RERUNS = {name for name, row in SAMPLERS_TABLE.items() if row.slow_rerun}
 
 
+#: The files with the most test time (seconds of one core, 2026-11-27), run first: pytest-xdist
+#: hands files to the workers in collection order, so a long file collected last (the samplers'
+#: registry checks sort late) would run alone at the end while the other core idles.
+FIRST = ("samplers/test_registry.py", "samplers/test_tempering_geweke.py", "package/test_docs.py",
+         "run/test_runfile.py", "run/test_dask.py", "bench/test_bench_multimodal.py",
+         "ensemble/test_ensemble_gp.py", "st/test_st.py", "interop/test_numpyro_kernel.py",
+         "tt/test_tt_approx.py")
+
+
+def _file_rank(item) -> int:
+    path = item.path.as_posix()
+    return next((i for i, name in enumerate(FIRST) if path.endswith(f"tests/{name}")), len(FIRST))
+
+
 @pytest.hookimpl(tryfirst=True)  # before -m deselects by marker
 def pytest_collection_modifyitems(config, items):
+    items.sort(key=_file_rank)  # stable: the other files, and each file's tests, keep their order
     for item in items:
         callspec = getattr(item, "callspec", None)
         if (getattr(item, "originalname", "") == "test_rerun_reproduces_the_posterior_bit_for_bit"

@@ -18,37 +18,42 @@ import xarray as xr
 
 from tempering.report.figures import figure, pyplot
 from tempering.report.markup import Html, join, paragraph
+from tempering.summary.params import component_blocks
 
 #: Scalar components shown in the trace and rank plots.
 MAX_COMPONENTS = 6
 
 
-def _at_target(name: str, var: xr.DataArray) -> np.ndarray:
-    """``var`` as (chain, draw, *own shape), position dims (not ``{name}_dim...``) at index 0."""
+def _at_target(name: str, var: xr.DataArray) -> xr.DataArray:
+    """``var`` as (chain, draw, *own shape), position dims (not ``{name}_dim...``) at index 0
+    (still lazy: nothing is read from the run file)."""
     extra = [d for d in var.dims[2:] if not str(d).startswith(f"{name}_dim")]
-    return np.asarray(var.isel({d: 0 for d in extra}).values if extra else var.values)
+    return var.isel({d: 0 for d in extra}) if extra else var
 
 
 def plotted_components(posterior: xr.Dataset,
                        limit: int = MAX_COMPONENTS) -> tuple[xr.Dataset, int]:
     """The first ``limit`` plottable scalar components as a Dataset of (chain, draw) variables
-    named ``name`` or ``name[i,j]``, and the number of scalar components in all."""
+    named ``name`` or ``name[i,j]``, and the number of scalar components in all. Draws are read
+    a block of components at a time, and no more once ``limit`` are picked."""
     picked: dict[str, Any] = {}
     total = 0
     for name, var in posterior.data_vars.items():
-        values = _at_target(str(name), var)
-        flat = values.reshape(values.shape[0], values.shape[1], -1)
-        shape = values.shape[2:]
-        total += flat.shape[2]
-        for i in range(flat.shape[2]):
+        target = _at_target(str(name), var)
+        shape = target.shape[2:]
+        total += int(np.prod(shape))
+        if len(picked) >= limit:
+            continue
+        for first, block in component_blocks(target):
+            for k in range(block.shape[2]):
+                series = block[:, :, k]
+                if len(picked) >= limit or not np.all(np.isfinite(series)) or np.ptp(series) == 0:
+                    continue
+                label = str(name) if not shape else (
+                    f"{name}[{','.join(str(j) for j in np.unravel_index(first + k, shape))}]")
+                picked[label] = (("chain", "draw"), series)
             if len(picked) >= limit:
                 break
-            series = flat[:, :, i]
-            if not np.all(np.isfinite(series)) or np.ptp(series) == 0:
-                continue
-            label = str(name) if not shape else (
-                f"{name}[{','.join(str(j) for j in np.unravel_index(i, shape))}]")
-            picked[label] = (("chain", "draw"), series)
     return xr.Dataset(picked), total
 
 

@@ -35,6 +35,7 @@ import numpy as np
 
 from tempering.algorithms.base import ACCEPTANCE_HEADLINE, Headline, headline_value
 from tempering.run.output import run_attr
+from tempering.summary.params import component_blocks
 
 #: Rank R-hat above this warns (Vehtari et al. 2021; ArviZ's and Stan's threshold).
 RHAT_MAX = 1.01
@@ -136,10 +137,11 @@ def stuck_warnings(idata: az.InferenceData) -> list[str]:
     chains, draws = posterior.sizes["chain"], posterior.sizes["draw"]
     constant = np.full(chains, draws > 1)
     for var in posterior.data_vars.values():
-        values = np.asarray(var.values, dtype=float).reshape(chains, draws, -1)
-        first = values[:, :1]
-        same = (values == first) | (np.isnan(values) & np.isnan(first))
-        constant &= same.all(axis=(1, 2))
+        for _, block in component_blocks(var):
+            values = block.astype(float)
+            first = values[:, :1]
+            same = (values == first) | (np.isnan(values) & np.isnan(first))
+            constant &= same.all(axis=(1, 2))
     idle = np.zeros(chains, dtype=bool)
     if "acceptance_rate" in idata["sample_stats"]:
         rate = np.asarray(idata["sample_stats"]["acceptance_rate"].values, dtype=float)

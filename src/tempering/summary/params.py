@@ -4,26 +4,46 @@ the seed papers' Gelman–Rubin R-hat and between-chain ESS."""
 from __future__ import annotations
 
 import warnings
+from collections.abc import Iterator
+from typing import Any
 
 import arviz as az
 import numpy as np
 
 from tempering.estimators import ess_between_chain, gelman_rubin
 
+#: At most this many bytes of draws are read from a run file at once: a vector variable's
+#: components come a block at a time, so a run larger than memory still summarises.
+BLOCK_BYTES = 8 * 2**20
 
-def scalar_series(posterior) -> dict[str, np.ndarray]:
-    """Every scalar component as a (chain, draw) array, vector components named ``name[i]``."""
-    out = {}
+
+def component_blocks(var: Any) -> Iterator[tuple[int, np.ndarray]]:
+    """A (chain, draw, ...) variable — lazily loaded from its run file — as blocks of its
+    flattened components: ``(first, values)`` with ``values`` (chain, draw, k), components
+    ``first`` … ``first + k − 1`` in C order, each block at most :data:`BLOCK_BYTES` (one
+    slice of the first component dimension at least)."""
+    if var.ndim == 2:
+        yield 0, np.asarray(var.values)[:, :, None]
+        return
+    head, rest = var.dims[2], var.shape[3:]
+    row_bytes = var.shape[0] * var.shape[1] * int(np.prod(rest)) * var.dtype.itemsize
+    step = max(1, BLOCK_BYTES // max(row_bytes, 1))
+    for start in range(0, var.shape[2], step):
+        block = np.asarray(var.isel({head: slice(start, start + step)}).values)
+        yield start * int(np.prod(rest)), block.reshape(block.shape[0], block.shape[1], -1)
+
+
+def scalar_series(posterior: Any) -> Iterator[tuple[str, np.ndarray]]:
+    """Every scalar component as ``(name, (chain, draw) array)``, vector components named
+    ``name[i]`` (``name[i,j]`` …), read a block at a time (:func:`component_blocks`)."""
     for name, var in posterior.data_vars.items():
-        values = np.asarray(var.values)
-        if values.ndim == 2:
-            out[name] = values
-        else:
-            flat = values.reshape(values.shape[0], values.shape[1], -1)
-            for i in range(flat.shape[2]):
-                index = np.unravel_index(i, values.shape[2:])
-                out[f"{name}[{','.join(str(j) for j in index)}]"] = flat[:, :, i]
-    return out
+        for first, block in component_blocks(var):
+            if var.ndim == 2:
+                yield str(name), block[:, :, 0]
+                continue
+            for k in range(block.shape[2]):
+                index = np.unravel_index(first + k, var.shape[2:])
+                yield f"{name}[{','.join(str(j) for j in index)}]", block[:, :, k]
 
 
 def _diagnostic(fn, values: np.ndarray, **kwargs) -> float:

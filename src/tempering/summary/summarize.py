@@ -66,7 +66,7 @@ def summarize(idata: az.InferenceData, weights: Weights | None = None) -> dict[s
                              "--sampler st, or pt with --set sampler.keep_all_rungs=true)")
     it = it_summary(idata, weights or "optimal") if rungs else {}
     params = it.pop("params", {})
-    for name, values in ({} if rungs else scalar_series(idata["posterior"])).items():
+    for name, values in (() if rungs else scalar_series(idata["posterior"])):
         params[name] = param_row(values)
     # partly defined components (NaN in some draws) have no diagnostics: leave them out of totals
     full = [p for p in params.values() if p.get("defined", 1.0) == 1.0] or list(params.values())
