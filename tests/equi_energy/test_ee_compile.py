@@ -33,6 +33,7 @@ def _lowered_sizes(name: str, levels: int, **options) -> tuple[int, int]:
     return len(step.as_text()), len(warmup.as_text())
 
 
+@pytest.mark.slow  # ~13 s (budget); PT's rung axis is checked in make test (test_pt_rung_axis)
 def test_ee_compiled_program_does_not_grow_with_the_levels():
     """From 3 to 12 levels EE's step and warmup grow only by the jump ratio's ``lax.switch``
     (a few scalar operations per level: about 3 % of the program each); MINTEE's unrolled
@@ -65,6 +66,7 @@ def test_traced_level_density_is_the_static_ones_bit_for_bit(level):
     np.testing.assert_array_equal(*scalar)
 
 
+@pytest.mark.slow  # ~11 s (budget); tests/run/test_driver.py checks every chain method
 def test_ee_same_draws_whatever_the_chain_layout():
     model = get_model("modes2d")
     algorithm = get_sampler("ee", model, levels=3, **RUN)

@@ -55,6 +55,7 @@ def test_warmup_does_not_grow_with_the_ladder(reference, fewest):
     assert large < 1.05 * small, (small, large)
 
 
+@pytest.mark.slow  # ~13 s (budget); tests/run/test_driver.py checks every chain method
 def test_same_draws_whatever_the_chain_layout():
     """PT with the adaptive schedule and its inner kernel tuned per rung (RWM: the cheaper
     compile; HMC's default path runs in tests/pt/test_pt_defaults.py): vmap and sequential chains,
