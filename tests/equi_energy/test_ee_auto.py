@@ -139,7 +139,7 @@ def _shares(name: str, options: dict, *, model: dict, chains: int, draws: int, w
 RUN = {"chains": 4, "draws": 4000, "warmup": 2000}  # the run; compiling is the time
 
 
-# the run at EE's defaults (~13 s of one core)
+@pytest.mark.slow  # the run at EE's defaults (~13 s of one core; budget)
 def test_ee_defaults_visit_both_orderings_in_every_chain():
     shares, idata = _shares("ee", {}, model=SMALL, **RUN)
     assert np.all((shares > 0.01) & (shares < 0.99)), shares

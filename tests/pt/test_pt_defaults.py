@@ -16,7 +16,9 @@ from tempering.run.loading import load_run
 from tempering.run.output import run_attr
 
 
-# pilot, warmup and 4 × 1000 draws at the defaults: ~14 s of one core
+# pilot, warmup and 4 × 1000 draws at the defaults (~15 s of one core; budget): make test resolves
+# the default PT and runs its pilot in tests/pt/test_pt_adaptive
+@pytest.mark.slow
 def test_default_pt_from_the_cli_finds_every_mode_in_every_chain(tmp_path, capsys):
     path = tmp_path / "pt.nc"
     code, out, err = run_cli(["sample", "--model", "gauss_mixture", "--sampler", "pt",
