@@ -18,7 +18,7 @@ import xarray as xr
 
 from tempering.report.figures import figure, pyplot
 from tempering.report.markup import Html, join, paragraph
-from tempering.summary.params import component_blocks
+from tempering.summary.params import components
 
 #: Scalar components shown in the trace and rank plots.
 MAX_COMPONENTS = 6
@@ -40,17 +40,11 @@ def plotted_components(posterior: xr.Dataset,
     total = 0
     for name, var in posterior.data_vars.items():
         target = _at_target(str(name), var)
-        shape = target.shape[2:]
-        total += int(np.prod(shape))
+        total += int(np.prod(target.shape[2:]))
         if len(picked) >= limit:
-            continue
-        for first, block in component_blocks(target):
-            for k in range(block.shape[2]):
-                series = block[:, :, k]
-                if len(picked) >= limit or not np.all(np.isfinite(series)) or np.ptp(series) == 0:
-                    continue
-                label = str(name) if not shape else (
-                    f"{name}[{','.join(str(j) for j in np.unravel_index(first + k, shape))}]")
+            continue  # read nothing more
+        for label, series in components(str(name), target):
+            if np.all(np.isfinite(series)) and np.ptp(series) > 0:
                 picked[label] = (("chain", "draw"), series)
             if len(picked) >= limit:
                 break

@@ -33,17 +33,23 @@ def component_blocks(var: Any) -> Iterator[tuple[int, np.ndarray]]:
         yield start * int(np.prod(rest)), block.reshape(block.shape[0], block.shape[1], -1)
 
 
+def components(name: str, var: Any) -> Iterator[tuple[str, np.ndarray]]:
+    """One (chain, draw, ...) variable's scalar components as ``(label, (chain, draw) array)``:
+    ``name`` for a scalar, ``name[i]`` (``name[i,j]`` …) in C order otherwise, read a block at a
+    time (:func:`component_blocks`; a caller that stops early reads no further)."""
+    for first, block in component_blocks(var):
+        if var.ndim == 2:
+            yield name, block[:, :, 0]
+            continue
+        for k in range(block.shape[2]):
+            index = np.unravel_index(first + k, var.shape[2:])
+            yield f"{name}[{','.join(str(j) for j in index)}]", block[:, :, k]
+
+
 def scalar_series(posterior: Any) -> Iterator[tuple[str, np.ndarray]]:
-    """Every scalar component as ``(name, (chain, draw) array)``, vector components named
-    ``name[i]`` (``name[i,j]`` …), read a block at a time (:func:`component_blocks`)."""
+    """Every scalar component of every variable of ``posterior`` (:func:`components`)."""
     for name, var in posterior.data_vars.items():
-        for first, block in component_blocks(var):
-            if var.ndim == 2:
-                yield str(name), block[:, :, 0]
-                continue
-            for k in range(block.shape[2]):
-                index = np.unravel_index(first + k, var.shape[2:])
-                yield f"{name}[{','.join(str(j) for j in index)}]", block[:, :, k]
+        yield from components(str(name), var)
 
 
 def _diagnostic(fn, values: np.ndarray, **kwargs) -> float:
