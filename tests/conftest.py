@@ -1,6 +1,8 @@
-"""pytest configuration: the package is imported first (float64 before any test builds arrays),
-programs compile without XLA's backend optimisations (and with its older CPU emitters), and the
-whole session shares one JAX compilation cache.
+"""pytest configuration: JAX's settings of the package come first (:mod:`tempering.jax_setup`:
+float64 before any test builds arrays; ``import tempering`` alone sets nothing), ArviZ is
+imported the package's way (:mod:`tempering.lazy_arviz`: Numba hidden and off) before a test
+module imports it, programs compile without XLA's backend optimisations (and with its older CPU
+emitters), and the whole session shares one JAX compilation cache.
 
 Compilation, not sampling, is most of the suite's time (a tempering sampler's warmup and chunk
 programs take 3–5 s each to compile and a fraction of that to run at the tests' sizes). XLA's
@@ -39,7 +41,10 @@ import jax  # noqa: E402
 import pytest  # noqa: E402
 from samplers_table import SAMPLERS_TABLE  # noqa: E402
 
-import tempering  # noqa: E402, F401
+import tempering.jax_setup  # noqa: E402, F401
+from tempering.lazy_arviz import arviz  # noqa: E402
+
+arviz()
 
 _OWNER = "TEMPERING_TEST_JAX_CACHE" not in os.environ
 _CACHE = os.environ.setdefault("TEMPERING_TEST_JAX_CACHE",

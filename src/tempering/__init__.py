@@ -1,76 +1,62 @@
 """tempering: MCMC for expensive or multimodal posteriors, on JAX.
 
-Importing the package switches JAX to float64 (``jax_enable_x64``): the GP marginal likelihood
-needs it (a float32 Cholesky of a 1000×1000 kernel matrix is unreliable), and one precision
-everywhere keeps draws identical across samplers and chain layouts.
+This namespace is a lazy facade: ``import tempering`` imports neither JAX nor ArviZ nor any
+sampler, and each public name is imported on first use (``tempering.sample``,
+``from tempering import Model``), so the command line starts quickly and a program loads only what
+it uses.
 
-It also sets ``OPENBLAS_NUM_THREADS=1`` unless the variable is already set. JAX's CPU Cholesky
-and triangular solves call SciPy's OpenBLAS; on a small machine whose cores are shared with other
-work (XLA's own threads included), OpenBLAS's spinning worker threads made a 300 × 300 Cholesky
-take 40–240 ms instead of 1–2 ms in our measurements. The setting takes effect only if SciPy's
-linear algebra has not been loaded yet; set the variable yourself to choose otherwise.
+Importing the package sets ``OPENBLAS_NUM_THREADS=1`` unless the variable is already set. JAX's CPU
+Cholesky and triangular solves call SciPy's OpenBLAS; on a small machine whose cores are shared
+with other work (XLA's own threads included), OpenBLAS's spinning worker threads made a 300 × 300
+Cholesky take 40–240 ms instead of 1–2 ms in our measurements. The setting takes effect only if
+SciPy's linear algebra has not been loaded yet; set the variable yourself to choose otherwise.
 
-And, on jaxlib < 0.11.2, it makes ``vmap`` call jaxlib's CPU LAPACK kernels once per matrix
-(:mod:`tempering.lapack_batching`): batched ones can deadlock XLA's thread pool there. Set
-``TEMPERING_LAPACK_PER_MATRIX=0`` before the import to keep JAX's own rules, or call
-:func:`tempering.lapack_batching.uninstall` afterwards.
+The first part of the package that uses JAX to be imported switches JAX to float64 and, on jaxlib
+< 0.11.2, makes ``vmap`` call jaxlib's CPU LAPACK kernels once per matrix
+(:mod:`tempering.jax_setup`; ``TEMPERING_LAPACK_PER_MATRIX=0`` keeps JAX's own rules). Arrays you
+build with JAX before that are in JAX's default precision unless you set ``jax_enable_x64``
+yourself. ArviZ is imported on first use too (:mod:`tempering.lazy_arviz`).
 
 The public API is this namespace and the ``__all__`` of the packages ``algorithms``, ``gp``,
 ``kernels``, ``ladders``, ``models``, ``estimators`` and ``summary``; ``docs/architecture.md``
 describes the layers and contracts.
 """
 
+from __future__ import annotations
+
+import importlib
+import importlib.util
 import os
-import sys
-import warnings
+from typing import TYPE_CHECKING, Any
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
-import jax  # noqa: E402
-
-jax.config.update("jax_enable_x64", True)
-
-from tempering import lapack_batching  # noqa: E402
-
-if lapack_batching.enabled_by_environment():
-    lapack_batching.install()  # chains batched with vmap must not deadlock jaxlib's LAPACK kernels
-# ArviZ 0.23 announces its 1.x refactor on import; the package keeps to APIs that survive it.
-warnings.filterwarnings("ignore", category=FutureWarning, module="arviz")
-# ArviZ 0.23 takes Numba paths whenever Numba is importable (PyMC's PyTensor brings it): Numba is
-# then imported with ArviZ (~0.8 s a process), its functions compile on first use, and
-# az.mcse(method="mean") returns a shape-(1,) array, which float() refuses on NumPy >= 2.4. The
-# package keeps ArviZ's NumPy paths, the ones its summaries were validated with: ArviZ is
-# imported with Numba hidden (when nothing imported either yet) and its Numba flag is off.
-_hide_numba = "arviz" not in sys.modules and "numba" not in sys.modules
-if _hide_numba:
-    sys.modules["numba"] = None  # type: ignore[assignment]  # find_spec → None, import fails
-try:
-    import arviz  # noqa: E402
-finally:
-    if _hide_numba:
-        del sys.modules["numba"]
-arviz.Numba.disable_numba()
-
-from tempering.algorithms import SAMPLERS, get_sampler  # noqa: E402
-from tempering.errors import UserInputError  # noqa: E402
-from tempering.models import (  # noqa: E402
-    MODELS,
-    Model,
-    ParamSpec,
-    from_logdensity,
-    from_numpyro,
-    from_pymc,
-    get_model,
-)
-from tempering.run.distributed import dask_client  # noqa: E402
-from tempering.run.driver import RunResult, run_chains, sample  # noqa: E402
-from tempering.run.files import rerun, run_and_save, run_spec  # noqa: E402
-from tempering.run.loading import load_run  # noqa: E402
-from tempering.run.output import save_run  # noqa: E402
-from tempering.run.spec import RunSpec  # noqa: E402
-from tempering.summary import summarize  # noqa: E402
-
 __version__ = "0.1.0"
+
+#: Each public name → the module it is imported from on first use.
+_PUBLIC = {
+    "MODELS": "tempering.models",
+    "Model": "tempering.models",
+    "ParamSpec": "tempering.models",
+    "from_logdensity": "tempering.models",
+    "from_numpyro": "tempering.models",
+    "from_pymc": "tempering.models",
+    "get_model": "tempering.models",
+    "SAMPLERS": "tempering.algorithms",
+    "get_sampler": "tempering.algorithms",
+    "UserInputError": "tempering.errors",
+    "dask_client": "tempering.run.distributed",
+    "RunResult": "tempering.run.driver",
+    "run_chains": "tempering.run.driver",
+    "sample": "tempering.run.driver",
+    "rerun": "tempering.run.files",
+    "run_and_save": "tempering.run.files",
+    "run_spec": "tempering.run.files",
+    "load_run": "tempering.run.loading",
+    "save_run": "tempering.run.output",
+    "RunSpec": "tempering.run.spec",
+    "summarize": "tempering.summary.summarize",
+}
 
 __all__ = [
     "MODELS",
@@ -96,3 +82,39 @@ __all__ = [
     "save_run",
     "summarize",
 ]
+
+if TYPE_CHECKING:  # what type checkers and editors see; at run time the names come lazily
+    from tempering.algorithms import SAMPLERS, get_sampler
+    from tempering.errors import UserInputError
+    from tempering.models import (
+        MODELS,
+        Model,
+        ParamSpec,
+        from_logdensity,
+        from_numpyro,
+        from_pymc,
+        get_model,
+    )
+    from tempering.run.distributed import dask_client
+    from tempering.run.driver import RunResult, run_chains, sample
+    from tempering.run.files import rerun, run_and_save, run_spec
+    from tempering.run.loading import load_run
+    from tempering.run.output import save_run
+    from tempering.run.spec import RunSpec
+    from tempering.summary.summarize import summarize
+
+
+def __getattr__(name: str) -> Any:
+    """A public name, imported from its module on first use (and kept here), or a submodule
+    (``tempering.lapack_batching``), imported on first use."""
+    if name in _PUBLIC:
+        value = getattr(importlib.import_module(_PUBLIC[name]), name)
+        globals()[name] = value
+        return value
+    if not name.startswith("_") and importlib.util.find_spec(f"{__name__}.{name}") is not None:
+        return importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

@@ -8,7 +8,8 @@ second run of the same model and sampler settings loads them instead of compilin
 draws are the same (the same program, the same executable). Written by hand only in what it
 chooses: where the cache lives and when it is on.
 
-:func:`enable` is what ``tempering`` (the CLI) calls before it compiles anything. The cache lives
+:func:`enable` is what ``tempering`` (the CLI) calls before it compiles anything: each command that
+compiles calls it first (``tempering --help`` imports no JAX). The cache lives
 in ``TEMPERING_COMPILE_CACHE`` when that is set (``off`` or ``0`` switches it off), else in
 ``$XDG_CACHE_HOME/tempering/jax`` (``~/.cache/tempering/jax``), and holds at most
 ``MAX_BYTES`` (least recently used entries go first). Programs that compile in under
@@ -30,6 +31,8 @@ from pathlib import Path
 
 import jax
 from jax.experimental.compilation_cache import compilation_cache as jax_cache
+
+import tempering.jax_setup  # noqa: F401  # JAX's settings first (float64, the LAPACK rule)
 
 #: Environment variable naming the cache's folder, or ``off``/``0``/empty to switch it off.
 ENVIRONMENT = "TEMPERING_COMPILE_CACHE"

@@ -26,9 +26,10 @@ is factorised by the same LAPACK routine either way. JAX has no public switch fo
 rules are set through ``jax.interpreters.batching.fancy_primitive_batchers`` — a documented
 extension point for primitives' batching rules.
 
-Containment: ``import tempering`` calls :func:`install` unless the environment variable
-``TEMPERING_LAPACK_PER_MATRIX`` is ``0`` (set it before the import to keep JAX's rules in a process
-that never batches LAPACK calls under ``vmap``, or that runs on jaxlib ≥ 0.11.2 anyway);
+Containment: :mod:`tempering.jax_setup`, imported by every part of the package that uses JAX,
+calls :func:`install` unless the environment variable ``TEMPERING_LAPACK_PER_MATRIX`` is ``0`` (set
+it before using the package to keep JAX's rules in a process that never batches LAPACK calls under
+``vmap``, or that runs on jaxlib ≥ 0.11.2 anyway);
 :func:`uninstall` restores JAX's own rules at any time, and :func:`installed` tells whether ours
 are in force. The override depends on jaxlib internals, which is why ``constraints.txt`` pins
 jaxlib.
@@ -57,7 +58,7 @@ PRIMITIVES = ("cholesky_p", "triangular_solve_p", "eigh_p", "lu_p", "qr_p", "svd
               "tridiagonal_solve_p")
 
 _FIXED_JAXLIB = (0, 11, 2)
-#: Set to ``0`` to keep JAX's own batching rules when ``tempering`` is imported.
+#: Set to ``0`` to keep JAX's own batching rules when the package's JAX settings are made.
 ENV_SWITCH = "TEMPERING_LAPACK_PER_MATRIX"
 _originals: dict[Any, Callable] = {}
 

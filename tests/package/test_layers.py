@@ -18,7 +18,8 @@ SRC = Path(tempering.__file__).parent
 
 #: Layers from the bottom; a module may import its own layer and the ones below.
 LAYERS = (
-    ("errors", "numerics", "registry", "config", "lapack_batching", "compile_cache"),
+    ("errors", "numerics", "registry", "config", "lapack_batching", "compile_cache", "jax_setup",
+     "lazy_arviz"),
     ("data",),
     ("gp",),
     ("models",),
@@ -39,10 +40,13 @@ PUBLIC_PACKAGES = ("algorithms", "estimators", "gp", "kernels", "ladders", "mode
 #: also import, and the names. Both share the spec shape every registry has; a benchmark also
 #: compiles in an empty compilation cache of its own, as ``tempering bench`` does, so that what
 #: it times includes compilation (``compile_cache.fresh``, beside ``enable`` the module's
-#: user-facing call).
-LOW_LEVEL = {"experiments": {"tempering.registry": {"Registry", "RunnableSpec"}},
+#: user-facing call). Both packages' ``__init__`` import ``tempering.jax_setup`` (no names: JAX's
+#: settings before their modules' JAX code, as every package that uses JAX does), and both import
+#: ArviZ the package's one way, ``tempering.lazy_arviz.arviz``.
+_SETUP = {"tempering.jax_setup": set(), "tempering.lazy_arviz": {"arviz"}}
+LOW_LEVEL = {"experiments": {"tempering.registry": {"Registry", "RunnableSpec"}, **_SETUP},
              "bench": {"tempering.registry": {"Registry", "RunnableSpec"},
-                       "tempering.compile_cache": {"fresh"}}}
+                       "tempering.compile_cache": {"fresh"}, **_SETUP}}
 
 
 def modules() -> list[tuple[str, Path]]:
@@ -113,9 +117,10 @@ def allowed_names(imported: str, folder: str) -> set[str] | None:
 def test_top_layer_uses_the_public_api(path):
     """The reproductions (``experiments/``) and the benchmarks (``bench/``) use the public API
     only (:func:`allowed_names`); a file imports its own folder freely. Beyond the public
-    namespaces, both may take ``Registry`` and ``RunnableSpec`` from ``tempering.registry``, and a
-    benchmark ``fresh`` from ``tempering.compile_cache`` and the ``__all__`` of a reproduction's
-    package (:data:`LOW_LEVEL`)."""
+    namespaces, both may take ``Registry`` and ``RunnableSpec`` from ``tempering.registry``,
+    import ``tempering.jax_setup`` and ``arviz`` from ``tempering.lazy_arviz``, and a benchmark
+    ``fresh`` from ``tempering.compile_cache`` and the ``__all__`` of a reproduction's package
+    (:data:`LOW_LEVEL`)."""
     folder = path.relative_to(SRC).parts[0]
     private = []
     for imported, names in imports(path):

@@ -163,10 +163,12 @@ def test_environment_variable_reads_zero_as_opt_out(monkeypatch, value, enabled)
 
 def test_environment_variable_opts_out_at_import():
     """``TEMPERING_LAPACK_PER_MATRIX=0`` leaves JAX's rules in a fresh process (one subprocess:
-    the default, rules installed at import, is this process's own)."""
+    the default, rules installed with the package's JAX settings, is this process's own)."""
     env = {**os.environ, lapack_batching.ENV_SWITCH: "0"}
     installed = False
-    script = "import tempering; print(tempering.lapack_batching.installed())"
+    script = ("import tempering.models  # the package's JAX settings come with its first JAX part\n"
+              "from tempering import lapack_batching\n"
+              "print(lapack_batching.installed())")
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
                           env=env, timeout=120)
     assert done.returncode == 0, done.stderr

@@ -40,13 +40,13 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-import arviz as az
 import jax
 import jax.numpy as jnp
 import numpy as np
 
 from tempering import UserInputError, get_model, get_sampler, sample
 from tempering.bench import numpyro_gp
+from tempering.lazy_arviz import arviz
 from tempering.models import Model
 from tempering.registry import RunnableSpec
 
@@ -150,6 +150,7 @@ def print_slow_evals(rows: list[dict], repeats: int, size: int) -> None:
 
 def ess_row(label: str, posterior, warmup: float, sampling: float, compile_s: float) -> dict:
     """min bulk-ESS, max R-hat and the rates of one contender from its constrained draws."""
+    az = arviz()
     data = posterior if isinstance(posterior, az.InferenceData) else az.from_dict(posterior)
     ess, rhat = az.ess(data), az.rhat(data)
     min_ess = min(float(np.min(ess[v].values)) for v in ess.data_vars)

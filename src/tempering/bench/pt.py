@@ -27,10 +27,10 @@ from __future__ import annotations
 
 import time
 
-import arviz as az
 import numpy as np
 
 from tempering import UserInputError, get_model, get_sampler, sample
+from tempering.lazy_arviz import arviz
 from tempering.models import barrier_posterior, nearest_mode
 from tempering.registry import RunnableSpec
 
@@ -61,6 +61,7 @@ def contenders() -> dict[str, dict]:
 def measure(model, modes, options: dict, draws: int, chains: int, seed: int) -> dict:
     """One run: round trips per 1000 scans and per 1000 evaluations, min ESS/s of the mode
     indicators, Λ̂."""
+    az = arviz()
     algorithm = get_sampler("pt", model, **options)
     start = time.perf_counter()
     idata = sample(model, algorithm, key=seed, chains=chains, draws=draws, warmup=draws // 2,

@@ -11,11 +11,26 @@ from typing import Annotated
 
 import typer
 
-from tempering.run.driver import ChainMethod
-
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
                   help="MCMC for expensive or multimodal posteriors: tempering on JAX.")
 
+
+class ChainMethod(StrEnum):
+    """``--chain-method``: the values of :class:`tempering.run.driver.ChainMethod`, kept here so
+    that ``--help`` imports no JAX (``tests/package/test_startup.py`` checks that they agree)."""
+
+    VMAP = "vmap"
+    SEQUENTIAL = "sequential"
+    DASK = "dask"
+
+
+def compiling() -> None:
+    """Switch JAX's persistent compilation cache on (:func:`tempering.compile_cache.enable`,
+    unless ``TEMPERING_COMPILE_CACHE=off``) in every command that compiles, before it does (not
+    in ``main``: ``--help`` imports no JAX; the catalogs compile nothing)."""
+    from tempering import compile_cache
+
+    compile_cache.enable()
 
 
 def json_ready(value):
@@ -77,6 +92,7 @@ def sample(
     spec = RunSpec(model_name, sampler_name, settings["model"], settings["sampler"], seed=seed,
                    chains=chains, draws=draws, warmup=warmup, thin=thin,
                    chain_method=chain_method.value)
+    compiling()
     path = run_spec(spec, out=out, progress=progress,  # the bar prints the "done in" line itself
                     on_done=None if progress else typer.echo,
                     checkpoint_every=checkpoint_every, workers=workers, scheduler=scheduler)
@@ -92,6 +108,7 @@ def resume(
     one uninterrupted run."""
     from tempering.run.resume import resume_run
 
+    compiling()
     path = resume_run(run, progress, on_done=None if progress else typer.echo)
     typer.echo(f"wrote {path}")
 
@@ -105,6 +122,7 @@ def extend(
     """Add draws to a finished run (in place): the same draws as one longer run."""
     from tempering.run.resume import extend_run
 
+    compiling()
     path = extend_run(run, draws, progress, on_done=None if progress else typer.echo)
     typer.echo(f"wrote {path}")
 
@@ -119,6 +137,7 @@ def rerun(
     and write it again: the posterior is identical with the same package versions."""
     from tempering.run.files import rerun as rerun_file
 
+    compiling()
     typer.echo(f"wrote {rerun_file(run, out, progress)}")
 
 
@@ -142,6 +161,7 @@ def summary(
     from tempering.run.loading import load_run
     from tempering.summary import summarize
 
+    compiling()
     result = summarize(load_run(run, partial=True),
                        weights=None if weights is None else weights.value)
     if as_json:
@@ -180,6 +200,7 @@ def demo(
 
     if not out.is_dir():
         check_output_path(out)  # its parent must exist; the directory itself is created
+    compiling()
     run_demo(out, draws, seed, progress)
 
 
@@ -202,6 +223,7 @@ def reproduce(
     from tempering.experiments import EXPERIMENTS, prepare_out
 
     spec = EXPERIMENTS.get(experiment)
+    compiling()
     spread = {}
     if workers is not None or scheduler is not None:
         if not spec.fans_out:
@@ -238,6 +260,7 @@ def predict(
     if not x.is_file():
         raise UserInputError(f"covariate file not found: {x}")
     out = check_output_path(out if out is not None else x.with_name(f"{x.stem}.pred.csv"))
+    compiling()
     predictions = predict_run(run, x, max_draws)
     path = write_predictions(predictions, out)
     typer.echo(f"wrote {path} ({len(predictions.mean)} points, {predictions.n_draws} draws)")
@@ -246,7 +269,8 @@ def predict(
 @app.command()
 def bench(
     name: Annotated[str, typer.Argument(
-        help="Which benchmark: gp-grad, mint, ee, ensemble, pt, pt-scale, multimodal, io.")],
+        help="Which benchmark: gp-grad, mint, ee, ensemble, pt, pt-scale, multimodal, io, "
+             "startup.")],
     n: Annotated[int | None, typer.Option(
         help="Data points (gp-grad: an n × n covariance, default 1024; mint: a synthetic "
              "stand-in instead of the bundled digits; ee: the mixture's, default 2000; "
@@ -255,22 +279,24 @@ def bench(
     dim: Annotated[int | None, typer.Option(
         help="Covariates D (gp-grad: default 18; mint: synthetic features; pt-scale: the "
              "mixture's dimension, default 10; multimodal: the Gaussian mixture's, instead "
-             "of 10 and 30).")] = None,
+             "of 10 and 30; startup: the samplers' mixture, default 10).")] = None,
     repeats: Annotated[int | None, typer.Option(
         help="Timed rounds; medians are reported (default 10; ensemble: 3; ee: the budget, "
              "× 2000 data passes, default 75; pt: thousands of draws per chain, default 4; "
-             "pt-scale: hundreds of draws per chain, default 2; multimodal: a factor on every "
-             "run's length, default 1).")
+             "pt-scale: hundreds of draws per chain, default 2; multimodal, startup: a factor "
+             "on every run's length, default 1).")
     ] = None,
     quick: Annotated[bool, typer.Option(
-        help="multimodal, io: tiny targets and runs (seconds each; what the tests run).")]
+        help="multimodal, io, startup: tiny targets and runs (seconds each; what the tests "
+             "run).")]
     = False,
     out: Annotated[Path | None, typer.Option(
         help="multimodal: directory for the plots and multimodal.json (default "
-             "multimodal-bench).")] = None,
+             "multimodal-bench); startup: a JSON file of every row.")] = None,
     only: Annotated[str | None, typer.Option(
         help="multimodal: comma-separated targets (gauss-mixture-10d, gauss-mixture-30d, "
-             "mixture, spike-slab, eggbox, scaled-normal).")] = None,
+             "mixture, spike-slab, eggbox, scaled-normal); startup: sampler names and those "
+             "targets.")] = None,
 ) -> None:
     """Time a computation after compilation (gp-grad: GP value+gradient in Cholesky units;
     mint: data passes to 99% test accuracy, MINT vs full-batch MH; ee: data passes to visit all
@@ -280,7 +306,10 @@ def bench(
     compile seconds and scans/s of PT against rungs and chains, RWM and HMC; multimodal: PT at
     its defaults vs NUTS, BlackJAX SMC, dynesty and ptemcee on targets with exact mode masses
     and log Z — errors, seconds and error against time, one table and one PNG per target; io:
-    peak memory against run length and seconds per checkpoint against draws written)."""
+    peak memory against run length and seconds per checkpoint against draws written; startup:
+    a first run's seconds by phase — import, build, pilot, tracing, lowering, compiling, warmup,
+    sampling, writing — for every sampler and for PT on the multimodal targets, each in a fresh
+    process with no compilation cache, beside NumPyro's NUTS and BlackJAX's SMC)."""
     import inspect
 
     from tempering import compile_cache
@@ -308,4 +337,5 @@ def report(
     and its sampler's statistics; several runs are also compared (ESS/s, ESS per cost)."""
     from tempering.report import write_report
 
+    compiling()
     typer.echo(f"wrote {write_report(runs, out)}")

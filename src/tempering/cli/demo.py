@@ -19,12 +19,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import arviz as az
 import numpy as np
 from rich import box
 from rich.console import Console
 from rich.table import Table
 
+from tempering.lazy_arviz import arviz
 from tempering.run.files import run_and_save
 from tempering.run.loading import load_run
 from tempering.summary import summarize
@@ -68,6 +68,7 @@ def comparison_table(summaries: dict[str, dict]) -> Table:
 def ordering_share(mu: np.ndarray) -> dict[str, Any]:
     """Share of draws with μ₁ > μ₂ from (chain, draw, 2) draws: pooled, its MCSE (sd of the
     indicator over √ESS, ArviZ's bulk ESS; 0 when every draw agrees) and per chain."""
+    az = arviz()
     indicator = (mu[..., 0] > mu[..., 1]).astype(float)
     pooled = float(indicator.mean())
     spread = float(indicator.std())

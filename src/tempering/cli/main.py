@@ -20,11 +20,11 @@ def fail(message: str) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Run the CLI (``tempering ...``)."""
-    from tempering import compile_cache
+    """Run the CLI (``tempering ...``). Each command that runs JAX switches its persistent
+    compilation cache on first (:func:`tempering.cli.app.compiling`); ``--help`` imports no
+    JAX."""
     from tempering.cli.app import app
 
-    compile_cache.enable()
     try:
         code = app(args=argv, prog_name="tempering", standalone_mode=False)
     except UserInputError as err:

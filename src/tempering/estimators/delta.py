@@ -12,10 +12,11 @@ from __future__ import annotations
 import warnings
 from collections.abc import Callable
 
-import arviz as az
 import jax
 import jax.numpy as jnp
 import numpy as np
+
+from tempering.lazy_arviz import arviz
 
 
 def delta_mcse(series: np.ndarray, estimator: Callable[[jax.Array], jax.Array]) -> float:
@@ -23,6 +24,7 @@ def delta_mcse(series: np.ndarray, estimator: Callable[[jax.Array], jax.Array]) 
 
     NaN when the estimator or its gradient is not finite, or with fewer than 4 draws per chain.
     """
+    az = arviz()
     series = np.asarray(series, dtype=float)
     if series.shape[1] < 4:
         return float("nan")

@@ -5,3 +5,5 @@ This layer sits beside the run layer (``docs/architecture.md``, "Layers"): it ru
 ``Algorithm`` (layer 7) on a ``Model`` (layer 3) under another library's driver, and never imports
 the package's own driver, run files or summaries.
 """
+
+import tempering.jax_setup  # noqa: F401  # JAX's settings first (float64, the LAPACK rule)

@@ -27,7 +27,6 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 from numpy.typing import ArrayLike
-from scipy.optimize import minimize
 from scipy.special import logsumexp
 
 from tempering.errors import UserInputError
@@ -55,6 +54,8 @@ def ordering_masses(k: int) -> np.ndarray:
 
 def _sorted_mode(model: Model, log_density) -> tuple[np.ndarray, np.ndarray]:
     """The posterior mode with μ sorted, and the posterior sd per axis from the Hessian."""
+    from scipy.optimize import minimize  # ~0.3 s: only for the exact answer, not every run
+
     x = np.asarray(model.data["x"])
     k = model.dim
     start = np.quantile(x, (np.arange(k) + 0.5) / k)

@@ -46,7 +46,6 @@ import jax.numpy as jnp
 import numpy as np
 from numpy.typing import ArrayLike
 from pydantic import BaseModel, ConfigDict, Field, PositiveFloat, PositiveInt, model_validator
-from scipy import integrate, special, stats
 
 from tempering.models.base import Model, ModelSpec
 from tempering.models.gaussian_mixture_likelihood import mixture_likelihood_model
@@ -86,11 +85,15 @@ def _log_terms(o: SpikeSlabOptions) -> np.ndarray:
 def spike_slab_log_evidence(source: Any) -> float:
     """log Z, exactly (module docstring); ``source``: options (validated or a dict) or the
     model."""
+    from scipy import special  # SciPy only where an exact answer is asked for
+
     return float(special.logsumexp(_log_terms(_options(source))))
 
 
 def posterior_weights(source: Any) -> tuple[np.ndarray, np.ndarray]:
     """(w' (2,), a (2,)): the exact posterior's component weights and variances, spike first."""
+    from scipy import special
+
     o = _options(source)
     log_terms = _log_terms(o)
     sds = np.array([o.spike_sd, o.slab_sd])
@@ -109,6 +112,8 @@ def spike_radius2(source: Any) -> float:
 def spike_slab_mode_masses(source: Any) -> np.ndarray:
     """Exact posterior masses of the regions {|θ|² < r*²} (spike) and its complement (slab):
     Σ_k w'_k F_{χ²_d}(r*²/a_k) and one minus it."""
+    from scipy import stats
+
     o = _options(source)
     w, a = posterior_weights(o)
     r2 = spike_radius2(o)
@@ -124,6 +129,8 @@ def spike_slab_mode_of(theta: ArrayLike, source: Any) -> jax.Array:
 
 def _radial_log_terms(o: SpikeSlabOptions, beta: float, r2: np.ndarray) -> np.ndarray:
     """log of the prior's χ² density of q = |θ|²/s² times L(θ)^β, on a grid of q."""
+    from scipy import stats
+
     log_l = np.logaddexp(
         np.log(o.spike_weight) - 0.5 * o.dim * np.log(2 * np.pi * o.spike_sd**2)
         - 0.5 * r2 / o.spike_sd**2,
@@ -134,6 +141,8 @@ def _radial_log_terms(o: SpikeSlabOptions, beta: float, r2: np.ndarray) -> np.nd
 
 def _radial_integral(o: SpikeSlabOptions, beta: float, upper: float) -> float:
     """log ∫_0^upper χ²_d(q) L(s√q)^β dq by adaptive quadrature, split at the shells."""
+    from scipy import integrate
+
     scale = np.array([o.spike_sd, o.slab_sd])
     peaks = sorted({float(x) for x in (scale**2 * o.dim / o.prior_sd**2) if x < upper})
     knots = [0.0, *peaks, upper]
@@ -150,6 +159,8 @@ def _radial_integral(o: SpikeSlabOptions, beta: float, upper: float) -> float:
 
 def tempered_log_z(source: Any, beta: float) -> float:
     """log Z(β) = log ∫ p(θ) L(θ)^β dθ by quadrature over q = |θ|²/s² ~ χ²_d."""
+    from scipy import stats
+
     o = _options(source)
     return _radial_integral(o, beta, upper=float(stats.chi2.ppf(1 - 1e-15, o.dim)))
 

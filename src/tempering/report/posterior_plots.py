@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 import xarray as xr
 
+from tempering.lazy_arviz import arviz
 from tempering.report.figures import figure, pyplot
 from tempering.report.markup import Html, join, paragraph
 from tempering.summary.params import components
@@ -59,7 +60,7 @@ def _figure_of(axes: Any) -> Any:
 def trace_and_rank(posterior: xr.Dataset, caveat: str | None = None) -> Html:
     """Trace and rank plots (ArviZ, matplotlib Agg) of the plotted components, with a note of
     what was left out and the ``caveat``, if any, about what the draws are."""
-    import arviz as az
+    az = arviz()
 
     data, total = plotted_components(posterior)
     shown = len(data.data_vars)

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, NamedTuple
-
-import arviz as az
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from tempering.errors import UserInputError
 from tempering.run.loading import load_run
 from tempering.summary import summarize
+
+if TYPE_CHECKING:
+    import arviz as az
 
 
 class LoadedRun(NamedTuple):

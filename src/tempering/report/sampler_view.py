@@ -20,9 +20,8 @@ dims and ``meaning``, and its ``headline`` attribute names the statistics the sa
 from __future__ import annotations
 
 import warnings
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import arviz as az
 import numpy as np
 import xarray as xr
 
@@ -32,6 +31,9 @@ from tempering.algorithms.pt.stats import REPLICA_AT_RUNG
 from tempering.report.figures import bars, figure, heatmap, lines
 from tempering.report.markup import Html, fmt, join, paragraph, table, tag
 from tempering.summary.checks import run_headlines
+
+if TYPE_CHECKING:
+    import arviz as az
 
 #: Chains drawn in per-chain line plots.
 MAX_CHAINS = 8

@@ -5,12 +5,13 @@ shape and seed, wall seconds, cost totals and package versions (docs/architectur
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
-
-import arviz as az
+from typing import TYPE_CHECKING, Any
 
 from tempering.report.markup import Html, join, key_values, tag
 from tempering.run.output import run_attr
+
+if TYPE_CHECKING:
+    import arviz as az
 
 #: The run's shape, in the order shown.
 RUN_ATTRS = ("model", "sampler", "chains", "draws", "warmup", "thin", "seed", "chain_method",

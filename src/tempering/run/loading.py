@@ -6,13 +6,17 @@ day-long run while it runs). The draws stay on disk until used (ArviZ's lazy loa
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import arviz as az
 import numpy as np
 
 from tempering.errors import UserInputError
+from tempering.lazy_arviz import arviz
 from tempering.run.output import CHECKPOINT_GROUP
 from tempering.run.runfile import is_finished, is_streamed, opened, read_slot
+
+if TYPE_CHECKING:
+    import arviz as az
 
 
 def load_run(path: str | Path, partial: bool = False) -> az.InferenceData:
@@ -23,6 +27,7 @@ def load_run(path: str | Path, partial: bool = False) -> az.InferenceData:
     to the fewest any of them has — and the posterior's attributes gain ``committed_draws`` and
     ``planned_draws``.
     """
+    az = arviz()
     path = Path(path)
     if not path.is_file():
         raise UserInputError(f"run file not found: {path}")
@@ -43,6 +48,7 @@ def load_run(path: str | Path, partial: bool = False) -> az.InferenceData:
 
 
 def _committed_part(path: Path, idata: az.InferenceData, partial: bool) -> az.InferenceData:
+    az = arviz()
     with opened(path) as f:
         slot = read_slot(f)
     planned = int(idata["posterior"].sizes["draw"])

@@ -17,15 +17,18 @@ import os
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import arviz as az
 import numpy as np
-import xarray as xr
 
 from tempering.algorithms.base import Stat
 from tempering.errors import UserInputError
+from tempering.lazy_arviz import arviz
 from tempering.models.base import Model
+
+if TYPE_CHECKING:
+    import arviz as az
+    import xarray as xr
 
 
 def attr_value(value: Any) -> Any:
@@ -45,6 +48,8 @@ def posterior_dataset(model: Model, draws: dict[str, np.ndarray],
     """Constrained draws {name: (chain, draw, *position_dims, *shape)} as a Dataset with named
     dims: ``chain``, ``draw``, the algorithm's declared ``position_dims`` (e.g. ``ladder`` for every
     rung's draw of PT with ``keep_all_rungs``, position 0 the target) and each variable's own."""
+    import xarray as xr  # not at the top: a run written to a file needs no xarray
+
     variables = {}
     for spec in model.params:
         values = np.asarray(draws[spec.name])
@@ -66,6 +71,8 @@ def stats_dataset(stats: dict[str, np.ndarray], declared: tuple[Stat, ...],
         A statistic written without a declaration, a declared one missing, or one whose array
         does not have its declared number of dims (an algorithm breaking its own contract).
     """
+    import xarray as xr
+
     by_name = {stat.name: stat for stat in declared}
     if set(stats) != set(by_name):
         raise RuntimeError(f"statistics written {sorted(stats)} differ from those declared "
@@ -84,6 +91,7 @@ def stats_dataset(stats: dict[str, np.ndarray], declared: tuple[Stat, ...],
 def build_inference_data(posterior: xr.Dataset, stats: dict[str, np.ndarray],
                          declared: tuple[Stat, ...], attrs: dict[str, Any]) -> az.InferenceData:
     """Assemble ``posterior`` + ``sample_stats`` (declared per-draw statistics) and run attrs."""
+    az = arviz()
     coords = {"chain": posterior["chain"].values, "draw": posterior["draw"].values}
     sample_stats = stats_dataset(stats, declared, coords)
     posterior = posterior.assign_attrs({k: attr_value(v) for k, v in attrs.items()

@@ -20,9 +20,8 @@ import os
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
-import arviz as az
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -34,6 +33,9 @@ from tempering.gp.predict import posterior_predictive
 from tempering.models.base import Model
 from tempering.run.loading import load_run
 from tempering.run.output import check_output_path, run_attr
+
+if TYPE_CHECKING:
+    import arviz as az
 
 
 class Predictions(NamedTuple):

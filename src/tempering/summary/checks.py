@@ -28,14 +28,16 @@ they are from the summary's totals.
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import arviz as az
 import numpy as np
 
 from tempering.algorithms.base import ACCEPTANCE_HEADLINE, Headline, headline_value
 from tempering.run.output import run_attr
 from tempering.summary.params import component_blocks
+
+if TYPE_CHECKING:
+    import arviz as az
 
 #: Rank R-hat above this warns (Vehtari et al. 2021; ArviZ's and Stan's threshold).
 RHAT_MAX = 1.01

@@ -7,10 +7,10 @@ import warnings
 from collections.abc import Iterator
 from typing import Any
 
-import arviz as az
 import numpy as np
 
 from tempering.estimators import ess_between_chain, gelman_rubin
+from tempering.lazy_arviz import arviz
 
 #: At most this many bytes of draws are read from a run file at once: a vector variable's
 #: components come a block at a time, so a run larger than memory still summarises.
@@ -76,6 +76,7 @@ def param_row(values: np.ndarray) -> dict[str, float]:
     draws where it is defined (``defined`` < 1) and no ESS, R-hat or MCSE: those need a series
     with every draw.
     """
+    az = arviz()
     defined = ~np.isnan(values)
     share = float(np.mean(defined))
     if share < 1.0:

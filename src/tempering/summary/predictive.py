@@ -11,15 +11,17 @@ moved, say) gives ``{"unavailable": reason}`` rather than failing the whole summ
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import arviz as az
 import jax.numpy as jnp
 
 from tempering.errors import UserInputError
 from tempering.models import MODELS
 from tempering.run.output import run_attr
 from tempering.run.predict import model_from_run, posterior_theta_identity
+
+if TYPE_CHECKING:
+    import arviz as az
 
 #: At most this many draws enter the predictive average.
 MAX_DRAWS = 500

@@ -17,9 +17,8 @@ their floors, importance-sampling ESS) come from :mod:`tempering.summary.checks`
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import arviz as az
 import numpy as np
 
 from tempering.algorithms import SAMPLERS
@@ -30,6 +29,9 @@ from tempering.summary.checks import headline_values, run_headlines, summary_war
 from tempering.summary.params import param_row, scalar_series
 from tempering.summary.predictive import predictive_summary
 from tempering.summary.weighted import has_rungs, it_summary
+
+if TYPE_CHECKING:
+    import arviz as az
 
 
 def sampler_summary(idata: az.InferenceData) -> dict[str, Any]:

@@ -15,14 +15,16 @@ weighted estimates and are NaN.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import arviz as az
 import numpy as np
 
 from tempering.algorithms.base import LOG_TEMPERED, LOG_WEIGHT, RUNG
 from tempering.estimators import Weights, importance_tempering, log_evidence, weighted_moments
 from tempering.run.output import run_attr
+
+if TYPE_CHECKING:
+    import arviz as az
 
 
 def has_rungs(idata: az.InferenceData) -> bool:

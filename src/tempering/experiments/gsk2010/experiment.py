@@ -42,9 +42,7 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 import numpy as np
-import pandas as pd
 from scipy.special import logsumexp
-from scipy.stats import norm
 
 from tempering import get_model, get_sampler, run_chains
 from tempering.estimators import (
@@ -58,6 +56,7 @@ from tempering.experiments.gsk2010 import paper
 from tempering.experiments.gsk2010.paper import ESTIMATORS
 from tempering.experiments.gsk2010.readme import write_readme
 from tempering.experiments.report import fmt_number, single_threaded_xla, write_table
+from tempering.lazy_arviz import arviz
 from tempering.models import Model, ParamSpec, changepoint_exact_posterior
 from tempering.registry import RunnableSpec
 from tempering.summary import it_summary
@@ -111,6 +110,8 @@ def mixture_log_pdf(theta: jax.Array) -> jax.Array:
 
 def mixture_cdf(x: np.ndarray) -> np.ndarray:
     """F(x) = Σ_j w_j Φ((x − μ_j)/σ_j), the toy mixture's exact CDF."""
+    from scipy.stats import norm  # SciPy's statistics (~0.6 s) only when the toy runs
+
     x = np.asarray(x, dtype=float)
     return sum(w * norm.cdf(x, mu, sd) for w, mu, sd in
                zip(MIXTURE_WEIGHTS, MIXTURE_MEANS, MIXTURE_SDS, strict=True))
@@ -223,8 +224,9 @@ TOY_RUN_COLUMNS = ("run", "n_cold", "sum_ess_per_rung", "ks_st", "ks_naive", "ks
 def run_gp(cfg: Settings, log=print) -> tuple[list[dict], dict]:
     """ST (RWM inner, step sizes adapted per rung in the pilot) on the mcycle GP: the three
     estimators' weighted moments and IS ESS, beside a reference run of plain adaptive RWM."""
-    import arviz as az
+    import pandas as pd
 
+    az = arviz()
     model = get_model("gp_regression", data="mcycle")
     st = get_sampler("st", model, rungs=cfg.rungs, beta_min=cfg.beta_min, inner="rwm",
                      step_size=0.2, adapt_step_size=True)

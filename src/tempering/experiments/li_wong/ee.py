@@ -37,15 +37,18 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import arviz as az
 import jax.numpy as jnp
 import numpy as np
 
 from tempering import get_model, get_sampler, sample
 from tempering.experiments.li_wong import paper
+from tempering.lazy_arviz import arviz
 from tempering.models import Model, mode_index
+
+if TYPE_CHECKING:
+    import arviz as az
 
 SEED = 3
 MASS_COLUMNS = ("sampler", "draws", "modes_visited", "max_mass_error", "total_variation",
@@ -143,6 +146,7 @@ def mode_masses(modes: np.ndarray, k: int) -> np.ndarray:
 def indicator_ess(modes: np.ndarray, k: int) -> float:
     """Mean over the visited modes of the bulk ESS of 1{mode = j} (one chain: ``modes`` is
     (chain, draw)); 0 when one mode holds every draw."""
+    az = arviz()
     values = [float(az.ess(np.asarray(modes == j, dtype=float)))
               for j in range(k) if 0 < np.mean(modes == j) < 1]
     return float(np.mean(values)) if values else 0.0

@@ -24,7 +24,6 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 import numpy as np
-from scipy import stats
 
 from tempering.algorithms import get_sampler
 from tempering.experiments.li_wong import paper
@@ -147,6 +146,8 @@ def clt_values(model: Model, theta: np.ndarray, batches: int, m: int, seed: int)
 def clt_row(label: str, t: np.ndarray, model: Model, theta: np.ndarray, m: int) -> dict[str, Any]:
     """Moments of t, its K–S distance to N(mean, sd) and the sd the finite-population CLT
     predicts, σ_θ √((n − m)/(n − 1))."""
+    from scipy import stats
+
     terms = np.asarray(model.log_lik_terms(jnp.asarray(theta)))
     n = terms.shape[0]
     mean, sd = float(t.mean()), float(t.std(ddof=1))

@@ -6,7 +6,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from scipy import stats
 
 from tempering.experiments.plotting import pyplot, save
 
@@ -61,6 +60,8 @@ def _bands(ax, curves: list[dict[str, Any]], x: str, y: str = "accuracy",
 
 def plot_fig2(logistic: dict[str, Any], path: Path) -> Path:
     """Fig. 2: the distribution of t against a normal (left); test accuracy against epochs."""
+    from scipy import stats
+
     plt = pyplot()
     fig, axes = plt.subplots(1, 2, figsize=(11, 4.2))
     label, t = next(iter(logistic["t_values"].items()))

@@ -18,13 +18,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-import arviz as az
 import jax
 import numpy as np
 
 from tempering.algorithms import get_sampler
 from tempering.experiments.neal2010 import paper
 from tempering.experiments.timing import TimedChains, time_chains
+from tempering.lazy_arviz import arviz
 from tempering.models import Model
 
 HYSTERESIS = 0.15  # log σ units either side of the valley before a switch counts
@@ -145,6 +145,7 @@ def mode_switches(log_sigma: np.ndarray, valley: float, band: float = HYSTERESIS
 
 def measure(timed: TimedChains, chain: int, p: int, valley: float | None) -> dict[str, float]:
     """The per-chain figures of the module docstring, for chain ``chain`` of ``timed``."""
+    az = arviz()
     draws = timed.draws[chain]
     total = draws.shape[0]
     burn = int(BURN_FRACTION * total)

@@ -11,7 +11,6 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-import arviz as az
 import numpy as np
 
 from tempering import SAMPLERS, get_model, get_sampler
@@ -19,6 +18,7 @@ from tempering.algorithms import Algorithm
 from tempering.estimators import ess_between_chain, gelman_rubin
 from tempering.experiments.timing import time_chains
 from tempering.kernels import KERNELS
+from tempering.lazy_arviz import arviz
 from tempering.models import Model, gp_regression_prior_mean
 
 #: The label of "the inner sampler alone" in the paper's tables (not a sampler's name).
@@ -157,6 +157,7 @@ def efficiency(record: RunRecord) -> dict:
     ``arviz_ess`` / ``arviz_rhat`` (medians of ArviZ's rank-normalised bulk ESS and R-hat),
     ``seconds``, ``compile_seconds`` and ``cost_per_draw`` (mean counted cost).
     """
+    az = arviz()
     half = record.draws.shape[1] // 2
     kept = record.draws[:, half:, :]
     ess = np.asarray(ess_between_chain(kept))
