@@ -15,6 +15,9 @@ from typing import Any, TypeVar
 
 import jax
 import jax.numpy as jnp
+import numpy as np
+
+import tempering.jax_setup  # noqa: F401  # JAX's settings first (float64, the LAPACK rule)
 
 Array = jax.Array
 State = TypeVar("State")
@@ -48,6 +51,15 @@ def select(flag: Array, new: Any, old: Any) -> Any:
     return jax.tree.map(lambda a, b: jnp.where(flag, a, b), new, old)
 
 
+def array_module(*values: Any) -> Any:
+    """``jax.numpy`` when any leaf of ``values`` is traced, else ``numpy``: a builder's arithmetic
+    on numbers (a schedule, a kernel's per-rung rule) then compiles nothing — an eager ``jnp``
+    call compiles a program of its own, 10–300 ms each on a CPU. Transfer the NumPy result with
+    ``jax.device_put`` where it becomes a constant of a traced function."""
+    traced = any(isinstance(leaf, jax.core.Tracer) for leaf in jax.tree.leaves(values))
+    return jnp if traced else np
+
+
 def lazy(pred: Array, fn: Callable[[], Any], otherwise: Any) -> Any:
     """``fn()`` if ``pred`` else ``otherwise`` (pytrees of one structure), computing ``fn`` only
     when needed — also under ``vmap``, where ``lax.cond`` computes both branches: a
@@ -79,22 +91,41 @@ def run_steps(step: Callable[[Array, State], tuple[State, Any]], key: Array, sta
     return state, total
 
 
-def compiler_options() -> dict[str, Any]:
+def compiler_options(sampling: bool = True) -> dict[str, Any]:
     """XLA options for the package's ahead-of-time compilations (the driver's warmup and chunk
-    functions, the PT pilot): on CPU, LLVM's optimisation level 1 instead of XLA's default 2.
+    functions, the pilots): on CPU, LLVM's optimisation level 1 instead of XLA's default 2, and
+    for a program that runs once (``sampling=False``: a warmup, a pilot) XLA's older CPU
+    emitters as well (``xla_cpu_use_fusion_emitters=false``).
 
-    Measured on 2 cores (PT on a 10-D mixture, 16 rungs × 16 chains): compile 15.8 s → 5.6 s
-    (RWM) and 18.0 s → 7.5 s (HMC), with sampling as fast or faster (17 600 → 31 800 and 11 000
-    → 16 300 scans/s); level 0 compiles in 3.7 s but samples at half the speed. Compilation is
-    most of a short run's wall time, so the trade pays for every sampler. GPUs keep XLA's
-    defaults, and so does a process whose ``XLA_FLAGS`` name the level itself (the test suite
-    sets 0).
+    Measured on 2 cores (PT on a 10-D mixture, 16 rungs × 16 chains): level 1 against 2,
+    compile 15.8 s → 5.6 s (RWM) and 18.0 s → 7.5 s (HMC), with sampling as fast or faster
+    (17 600 → 31 800 and 11 000 → 16 300 scans/s); level 0 compiles in 3.7 s but samples at
+    half the speed. The older emitters (2026-11-27, same machine, busy): default PT's warmup
+    program compiled in 3.8–4.1 s instead of 5.8–6.3 s and ran as fast (0.14–0.21 s against
+    0.15–0.18 s for 1000 scans × 4 chains); a sampling chunk compiled in 1.5–1.9 s instead of
+    2.2–3.1 s but sampled 8–12% slower with HMC inside (21 900 against 25 000 scans/s; RWM
+    even; NUTS on ``gp_regression`` 3 000 against 3 460), so the chunk keeps the fusion
+    emitters. Compilation is most of a short run's wall time, so the trade pays for every
+    sampler. GPUs keep XLA's defaults, and so does a process whose ``XLA_FLAGS`` name the level
+    itself (the test suite sets 0).
     """
     if "xla_backend_optimization_level" in os.environ.get("XLA_FLAGS", ""):
         return {}
-    return {"xla_backend_optimization_level": 1} if jax.default_backend() == "cpu" else {}
+    if jax.default_backend() != "cpu":
+        return {}
+    once = {} if sampling else {"xla_cpu_use_fusion_emitters": False}
+    return {"xla_backend_optimization_level": 1, **once}
 
 
-def compile_lowered(lowered: Any) -> Any:
-    """``lowered.compile()`` with :func:`compiler_options`."""
-    return lowered.compile(compiler_options=compiler_options() or None)
+def jit_once(fn: Callable, **kwargs: Any) -> Any:
+    """``jax.jit(fn)`` compiled with the options of a program that runs once
+    (:func:`compiler_options` with ``sampling=False``): the driver's chains' start, the
+    constrained draws. A chains' start (keys and initial positions: threefry code) compiled in
+    0.61 s with XLA's defaults, 0.18 s so."""
+    return jax.jit(fn, compiler_options=compiler_options(sampling=False) or None, **kwargs)
+
+
+def compile_lowered(lowered: Any, sampling: bool = True) -> Any:
+    """``lowered.compile()`` with :func:`compiler_options` (``sampling=False`` for a program
+    that runs once: a warmup, a pilot)."""
+    return lowered.compile(compiler_options=compiler_options(sampling) or None)

@@ -16,10 +16,11 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 from cli_helpers import run_cli
+from programs import lowered
 from pydantic import PositiveFloat
 from samplers_table import SAMPLERS_TABLE, TINY_MVN
 
-from tempering import SAMPLERS, get_model, get_sampler, load_run, rerun, run_and_save
+from tempering import SAMPLERS, get_model, get_sampler, load_run, rerun, run_and_save, run_chains
 from tempering.algorithms import Algorithm, AlgorithmInfo, SamplerSpec, Stat
 from tempering.algorithms.base import COMMON_STATS
 from tempering.config import Options
@@ -81,6 +82,21 @@ def test_options_round_trip(sampled):
     spec = SAMPLERS.get(name)
     again = spec.options.model_validate(recorded).resolve(model)
     assert again == rebuilt.options
+
+
+@pytest.mark.parametrize("name", SAMPLERS.names())
+def test_a_run_compiles_its_programs_and_nothing_else(name):
+    """A run (no warmup, as in ``RUN``) lowers the chains' start, their init, the sampling chunk
+    and the constrained draws — four programs, whatever the sampler: an eager ``jnp`` call in
+    the driver or an algorithm's functions would be a fifth (issue 44). The chunk is the
+    fixture's program, so the session's compilation cache usually has it."""
+    model_name, model_options = tiny(name)
+    model = get_model(model_name, **model_options)
+    algorithm = get_sampler(name, model, **small(name))
+    with lowered() as names:
+        run_chains(model, algorithm, key=RUN["seed"], draws=RUN["draws"], chains=RUN["chains"],
+                   warmup=0, progress=False)
+    assert len(names) == 4 and {"start", "_chunk", "constrain"} <= set(names), names
 
 
 # (the reruns of the rows with slow_rerun in samplers_table run in make test-slow)

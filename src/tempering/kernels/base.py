@@ -31,6 +31,7 @@ import numpy as np
 
 from tempering.config import Options
 from tempering.errors import UserInputError
+from tempering.numerics import array_module
 
 Array = jax.Array
 LogDensity = Callable[[Array], Array]
@@ -133,9 +134,11 @@ class KernelSpec(NamedTuple):
         """``bound``'s tunable parameters stacked over rungs (leading axis = rung), with the
         kernel's per-rung rule applied (RWM: σ_m = σ β_m^(−1/2), seed 000 §4.3; HMC's ε, slice
         widths and NUTS's start are the same on every rung — warmup may adapt each rung's own)."""
-        beta = jnp.asarray(betas, dtype=jnp.float64)  # traced while a schedule adapts
-        stacked = jax.tree.map(lambda p: jnp.stack([p] * beta.shape[0]), bound.params)
-        return stacked if self.scale_for_rung is None else self.scale_for_rung(stacked, beta)
+        xp = array_module(betas, bound.params)  # traced while a schedule adapts
+        beta = xp.asarray(betas, dtype=np.float64)
+        stacked = jax.tree.map(lambda p: xp.stack([xp.asarray(p)] * beta.shape[0]), bound.params)
+        scaled = stacked if self.scale_for_rung is None else self.scale_for_rung(stacked, beta)
+        return scaled if xp is jnp else jax.device_put(scaled)
 
 
 def as_vector(value: float | list[float], dim: int, name: str) -> Array:
@@ -149,7 +152,7 @@ def as_vector(value: float | list[float], dim: int, name: str) -> Array:
     if isinstance(value, list) and len(value) not in (1, dim):
         raise UserInputError(f"sampler.{name}: expected one value or {dim} (one per coordinate), "
                              f"got {len(value)}")
-    return jnp.broadcast_to(jnp.asarray(value, dtype=jnp.float64), (dim,))
+    return jax.device_put(np.broadcast_to(np.asarray(value, dtype=np.float64), (dim,)))
 
 
 def evals_and_acceptance(info: StepInfo) -> tuple[Array, Array]:

@@ -11,7 +11,9 @@ adapts its own.
 from __future__ import annotations
 
 import blackjax
+import jax
 import jax.numpy as jnp
+import numpy as np
 from pydantic import Field, PositiveFloat, PositiveInt
 
 from tempering.config import Options
@@ -63,8 +65,8 @@ def bind(options: HmcOptions, dim: int) -> BoundKernel:
             options.target_accept)
         return state, {"step_size": step_size, "inverse_mass_matrix": imm}, n_evals
 
-    params = {"step_size": jnp.asarray(options.step_size, jnp.float64),
-              "inverse_mass_matrix": jnp.ones(dim)}
+    params = jax.device_put({"step_size": np.asarray(options.step_size, np.float64),
+                             "inverse_mass_matrix": np.ones(dim)})  # jnp: a program each
     return BoundKernel(factory, params, warmup if options.adapt_step_size else None)
 
 

@@ -12,7 +12,9 @@ adaptation of ε during warmup only.
 from __future__ import annotations
 
 import blackjax
+import jax
 import jax.numpy as jnp
+import numpy as np
 from pydantic import Field, PositiveFloat
 
 from tempering.config import Options
@@ -52,7 +54,7 @@ def bind(options: MalaOptions, dim: int) -> BoundKernel:
             params["step_size"], num_steps, options.target_accept)
         return state, {"step_size": step_size}, n_evals
 
-    return BoundKernel(factory, {"step_size": jnp.asarray(options.step_size, jnp.float64)},
+    return BoundKernel(factory, {"step_size": jax.device_put(np.float64(options.step_size))},
                        warmup if options.adapt_step_size else None)
 
 

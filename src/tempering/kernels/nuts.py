@@ -7,7 +7,9 @@ evaluations are its number of integration steps.
 from __future__ import annotations
 
 import blackjax
+import jax
 import jax.numpy as jnp
+import numpy as np
 from pydantic import Field, PositiveInt
 
 from tempering.config import Options
@@ -51,8 +53,8 @@ def bind(options: NutsOptions, dim: int) -> BoundKernel:
         return state, {"step_size": jnp.asarray(tuned["step_size"], jnp.float64),
                        "inverse_mass_matrix": tuned["inverse_mass_matrix"]}, n_evals
 
-    params = {"step_size": jnp.asarray(options.step_size, jnp.float64),
-              "inverse_mass_matrix": jnp.ones(dim)}
+    params = jax.device_put({"step_size": np.asarray(options.step_size, np.float64),
+                             "inverse_mass_matrix": np.ones(dim)})  # jnp: a program each
     return BoundKernel(factory, params, warmup if options.adapt else None)
 
 

@@ -233,7 +233,7 @@ def bind(options: RjChangepointOptions, dim: int) -> BoundKernel:
         return make(logdensity_fn, k_max, params["height_step"], options.lam, options.c_max,
                     options.moves)
 
-    return BoundKernel(factory, {"height_step": jnp.asarray(options.height_step, jnp.float64)},
+    return BoundKernel(factory, {"height_step": jax.device_put(np.float64(options.height_step))},
                        None)
 
 

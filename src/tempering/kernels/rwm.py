@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import blackjax
 import jax.numpy as jnp
+import numpy as np
 from pydantic import Field, PositiveFloat
 
 from tempering.config import Options
 from tempering.kernels.base import BoundKernel, Kernel, KernelSpec, LogDensity, StepInfo, as_vector
 from tempering.kernels.step_size import dual_averaging_warmup
+from tempering.numerics import array_module
 
 
 class RwmOptions(Options):
@@ -53,9 +55,10 @@ def bind(options: RwmOptions, dim: int) -> BoundKernel:
 def scale_for_rung(params, betas):
     """σ_m = σ β_m^(−1/2) on rung m (seed 000 §4.3); a prior rung (β = 0) takes the scale of the
     smallest positive β."""
-    betas = jnp.asarray(betas, jnp.float64)
-    floor = jnp.min(jnp.where(betas > 0, betas, jnp.inf))
-    scale = jnp.maximum(betas, floor) ** -0.5
+    xp = array_module(params, betas)  # NumPy on a builder's numbers: no compiled program
+    betas = xp.asarray(betas, np.float64)
+    floor = xp.min(xp.where(betas > 0, betas, np.inf))
+    scale = xp.maximum(betas, floor) ** -0.5
     return {**params, "step_size": params["step_size"] * scale[:, None]}
 
 

@@ -12,8 +12,9 @@ between the rungs (piecewise linearly in β, which is monotone) and inverting it
 share of the barrier — where Syed et al. show the round-trip rate of non-reversible swaps is
 highest for a given number of rungs. The end points (1 and the last β) stay where they are.
 
-Pure functions in ``jax.numpy``: they run inside a compiled warmup on traced β's, and on NumPy
-arrays for a pilot. Written by hand: neither BlackJAX nor ArviZ places tempering schedules.
+Pure functions: in ``jax.numpy`` inside a compiled warmup on traced β's, in NumPy on a pilot's
+numbers (:func:`~tempering.numerics.array_module`: no program compiled for them). Written by
+hand: neither BlackJAX nor ArviZ places tempering schedules.
 """
 
 from __future__ import annotations
@@ -22,14 +23,17 @@ import jax.numpy as jnp
 from jax import Array
 from jax.typing import ArrayLike
 
+from tempering.numerics import array_module
+
 #: Below this estimated barrier every pair already swaps nearly always: the schedule is kept.
 MIN_BARRIER = 1e-6
 
 
 def cumulative_barrier(rejection: ArrayLike) -> Array:
     """Λ̂ at each rung, (M + 1,): 0 at the target, then the running sum of the rejections."""
-    rejection = jnp.clip(jnp.asarray(rejection), 0.0, 1.0)
-    return jnp.concatenate([jnp.zeros(1, rejection.dtype), jnp.cumsum(rejection)])
+    xp = array_module(rejection)
+    rates = xp.clip(xp.asarray(rejection), 0.0, 1.0)
+    return xp.concatenate([xp.zeros(1, rates.dtype), xp.cumsum(rates)])
 
 
 def equal_barrier_betas(betas: ArrayLike, rejection: ArrayLike, rungs: int | None = None
@@ -52,18 +56,19 @@ def equal_barrier_betas(betas: ArrayLike, rejection: ArrayLike, rungs: int | Non
         The new schedule, decreasing from 1; the old one where the estimated barrier is
         negligible (no information to move the rungs by).
     """
-    betas = jnp.asarray(betas)
-    count = betas.shape[0] if rungs is None else int(rungs)
+    xp = array_module(betas, rejection)  # NumPy on a pilot's numbers: no compiled program
+    old = xp.asarray(betas)
+    count = old.shape[0] if rungs is None else int(rungs)
     barrier = cumulative_barrier(rejection)
     total = barrier[-1]
     # strictly increasing abscissae for the inversion: a tiny ramp breaks ties of r = 0 pairs
-    ramp = jnp.linspace(0.0, 1e-9, barrier.shape[0]) * jnp.maximum(total, 1.0)
-    targets = jnp.linspace(0.0, 1.0, count) * (total + ramp[-1])
-    new = jnp.interp(targets, barrier + ramp, betas)
-    new = new.at[0].set(betas[0]).at[-1].set(betas[-1])
-    if count != betas.shape[0]:
+    ramp = xp.linspace(0.0, 1e-9, barrier.shape[0]) * xp.maximum(total, 1.0)
+    targets = xp.linspace(0.0, 1.0, count) * (total + ramp[-1])
+    new = xp.interp(targets, barrier + ramp, old)
+    new = xp.concatenate([old[:1], new[1:-1], old[-1:]])  # the end points stay
+    if count != old.shape[0]:
         return new
-    return jnp.where(total > MIN_BARRIER, new, betas)
+    return xp.where(total > MIN_BARRIER, new, old)
 
 
 def barrier_profile(betas: ArrayLike, rejection: ArrayLike) -> tuple[Array, Array]:

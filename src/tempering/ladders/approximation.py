@@ -27,7 +27,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import jax
-import jax.numpy as jnp
 import numpy as np
 
 from tempering.errors import UserInputError
@@ -35,7 +34,7 @@ from tempering.gp.approx import Approximation, approx_cost, draw_subset, lowrank
 from tempering.ladders.base import Rung
 from tempering.ladders.tempering import TemperingLadder
 from tempering.models.base import Model
-from tempering.numerics import finite_or_neg_inf
+from tempering.numerics import array_module, finite_or_neg_inf
 
 GP_ONLY = ("nystrom", "eigen")
 
@@ -73,8 +72,10 @@ def approximate_log_lik(model: Model, kind: Approximation, subset: np.ndarray | 
     if subset is None:
         raise ValueError(f"approximation {kind!r} needs a subset")
     if kind == "sod":
-        idx = jnp.asarray(subset)
-        view = jax.tree.map(lambda a: jnp.take(a, idx, axis=0), model.data)
+        xp = array_module(model.data)  # data as numbers: taken on the host, no program
+        view = jax.tree.map(lambda a: xp.take(xp.asarray(a), np.asarray(subset), axis=0),
+                            model.data)
+        view = view if xp is not np else jax.device_put(view)
         return lambda theta: model.log_lik(theta, view)
     if model.gp is None:
         raise TypeError(f"model {model.name} is not a GP model: no {kind} approximation")

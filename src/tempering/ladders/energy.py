@@ -31,6 +31,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from tempering.numerics import array_module
+
 Array = jax.Array
 
 
@@ -38,6 +40,8 @@ def energy_levels(h0: Array | float, temperatures: np.ndarray, c: float) -> Arra
     """H₀ = ``h0`` and H_{k+1} = H_k + c T_k, k = 0, …, L−2: the L truncations."""
     steps = c * np.asarray(temperatures[:-1], dtype=float)
     offsets = np.concatenate([[0.0], np.cumsum(steps)])
+    if array_module(h0) is np:  # numbers: NumPy and a transfer, no compiled program
+        return jax.device_put(np.float64(h0) + offsets)
     return jnp.asarray(h0, jnp.float64) + jnp.asarray(offsets)
 
 

@@ -40,7 +40,7 @@ from jax.typing import ArrayLike
 
 from tempering.ladders.adaptive import equal_barrier_betas
 from tempering.models.base import Model
-from tempering.numerics import finite_or_neg_inf
+from tempering.numerics import array_module, finite_or_neg_inf
 
 ReferenceKind = Literal["prior", "variational", "stabilized"]
 
@@ -102,9 +102,11 @@ def second_moment(theta: jax.Array, full: bool) -> jax.Array:
 
 
 def path_beta(s: ArrayLike) -> jax.Array:
-    """β of a rung at schedule coordinate s: s on the prior leg, 2 − s on the variational one."""
-    s = jnp.asarray(s)
-    return jnp.where(s > 1.0, 2.0 - s, s)
+    """β of a rung at schedule coordinate s: s on the prior leg, 2 − s on the variational one
+    (NumPy for a schedule given as numbers, as a builder has it: no compiled program)."""
+    xp = array_module(s)
+    coordinate = xp.asarray(s)
+    return xp.where(coordinate > 1.0, 2.0 - coordinate, coordinate)
 
 
 def uses_q(kind: ReferenceKind, s: jax.Array) -> jax.Array | bool:

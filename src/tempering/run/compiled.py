@@ -8,9 +8,10 @@ from typing import Any
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 from tempering.algorithms.base import Algorithm
-from tempering.numerics import compile_lowered
+from tempering.numerics import compile_lowered, jit_once
 
 
 class Compiled:
@@ -26,9 +27,9 @@ class Compiled:
     def __init__(self, algorithm: Algorithm, thin: int):
         self.algorithm = algorithm
         self.thin = thin
-        self.init = jax.jit(jax.vmap(algorithm.init))
-        self._warmup = jax.jit(jax.vmap(algorithm.warmup, in_axes=(0, 0, 0, None)),
-                               static_argnums=3)
+        self.init = jit_once(jax.vmap(algorithm.init))
+        self._warmup = jax.jit(jax.vmap(self._start_and_warm, in_axes=(0, 0, 0, 0, None)),
+                               static_argnums=4)
         self._chunk_jit = jax.jit(jax.vmap(self._chunk, in_axes=(0, 0, 0, None, None, None)),
                                   static_argnums=5)
         self._executables: dict[tuple, Any] = {}
@@ -38,7 +39,8 @@ class Compiled:
         cache_key = (name, static, batch)
         if cache_key not in self._executables:
             t0 = time.perf_counter()
-            self._executables[cache_key] = compile_lowered(fn.lower(*args, static))
+            self._executables[cache_key] = compile_lowered(fn.lower(*args, static),
+                                                           sampling=name == "chunk")
             self.compile_seconds += time.perf_counter() - t0
         return self._executables[cache_key]
 
@@ -47,15 +49,18 @@ class Compiled:
         return (("chunk", length, batch) in self._executables
                 and (warmup == 0 or ("warmup", warmup, batch) in self._executables))
 
-    def prepare(self, warm_key, sample_key, state, params, warmup: int, length: int) -> None:
+    def prepare(self, start, warm_key, sample_key, state, params, warmup: int,
+                length: int) -> None:
         """Compile the warmup and the chunk executables for these shapes before any timing: both
         traced and lowered here, then compiled at once (XLA compiles a module on one thread and
-        releases the GIL, so with two free cores the pair costs about the larger of the two)."""
+        releases the GIL, so with two free cores the pair costs about the larger of the two).
+        ``start`` is the chains' (init keys, positions); ``state`` may be shapes only
+        (``jax.ShapeDtypeStruct``s), as before a warmup, which starts the chains itself."""
         batch = warm_key.shape[0]
-        chunk_args = (sample_key, state, params, jnp.asarray(0), jnp.asarray(length))
+        chunk_args = (sample_key, state, params, np.int64(0), np.int64(length))
         jobs: list[tuple[str, Any, tuple, int]] = [("chunk", self._chunk_jit, chunk_args, length)]
         if warmup > 0:
-            jobs.append(("warmup", self._warmup, (warm_key, state, params), warmup))
+            jobs.append(("warmup", self._warmup, (*start, warm_key, params), warmup))
         todo = [job for job in jobs if (job[0], job[3], batch) not in self._executables]
         if not todo:
             return
@@ -64,7 +69,8 @@ class Compiled:
         # stays on this thread; only XLA's compilation runs on the pool
         lowered = [job[1].lower(*job[2], job[3]) for job in todo]
         with ThreadPoolExecutor(max_workers=len(todo)) as pool:
-            done = list(pool.map(compile_lowered, lowered))
+            done = list(pool.map(compile_lowered, lowered,
+                                 [job[0] == "chunk" for job in todo]))
         for (name, _, _, static), executable in zip(todo, done, strict=True):
             self._executables[(name, static, batch)] = executable
         self.compile_seconds += time.perf_counter() - t0
@@ -81,16 +87,23 @@ class Compiled:
                                    sample_key, state, params)
         return _per_draw(record)
 
-    def warmup(self, key, state, params, num_steps: int):
-        args = (key, state, params)
+    def warmup(self, start, key, params, num_steps: int):
+        """The chains started at ``start`` (init keys, positions) and warmed up: one program,
+        so a run's start compiles nothing apart."""
+        args = (*start, key, params)
         return self._executable("warmup", self._warmup, args, num_steps, key.shape[0])(*args)
+
+    def _start_and_warm(self, init_key, position, key, params, num_steps):
+        state = self.algorithm.init(init_key, position)
+        return self.algorithm.warmup(key, state, params, num_steps)
 
     def chunk(self, key, state, params, start: int, count: int, length: int):
         """Draws ``start`` … ``start + count − 1`` (``count ≤ length``); the records are
         (chain, count, ...)."""
-        args = (key, state, params, jnp.asarray(start), jnp.asarray(count))
+        args = (key, state, params, np.int64(start), np.int64(count))
         state, record = self._executable("chunk", self._chunk_jit, args, length,
                                          key.shape[0])(*args)
+        # sliced on the host: a device array's slice compiles a program per length
         return state, jax.tree.map(lambda a: a[:, :count], record)
 
     def _chunk(self, key, state, params, start, count, length):

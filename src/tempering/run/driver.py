@@ -19,9 +19,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 from importlib.metadata import version
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import arviz as az
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -31,12 +30,16 @@ from tempering.errors import UserInputError
 from tempering.models import MODELS
 from tempering.models.base import Model
 from tempering.models.user_file import is_file_model
+from tempering.numerics import jit_once
 from tempering.run.checkpoint import Ledger, empty_like, take_rows, to_device
 from tempering.run.compiled import Compiled
 from tempering.run.progress import RunProgress, done_line, run_progress
 from tempering.run.runner import Checkpointing, Keys, Runner
 from tempering.run.sink import MemorySink, Sink
 from tempering.run.spec import RunSpec, as_key
+
+if TYPE_CHECKING:
+    import arviz as az
 
 
 class ChainMethod(StrEnum):
@@ -62,12 +65,13 @@ class RunResult:
     attrs: dict[str, Any] | None = None
 
 
-def _initial_positions(model: Model, init_keys: jax.Array, init: Any, chains: int) -> jax.Array:
+def _initial_positions(model: Model, init: Any, chains: int) -> np.ndarray | None:
+    """The explicit initial positions, (chains, dim), or ``None`` for the model's own draws."""
     if init is None:
-        return jax.vmap(model.init_position)(init_keys)
-    positions = jnp.asarray(init, dtype=jnp.float64)
+        return None
+    positions = np.asarray(init, dtype=np.float64)
     if positions.ndim == 1:
-        positions = jnp.broadcast_to(positions, (chains, positions.shape[0]))
+        positions = np.broadcast_to(positions, (chains, positions.shape[0]))
     if positions.shape != (chains, model.dim):
         raise UserInputError(f"init: expected shape ({chains}, {model.dim}) or ({model.dim},), "
                              f"got {tuple(positions.shape)}")
@@ -91,26 +95,38 @@ def _batches(ids: np.ndarray, chain_method: str) -> list[np.ndarray]:
     return [ids[i:i + 1] for i in range(len(ids))]
 
 
-def _keys(model: Model, master: jax.Array, init: Any, chains: int) -> Keys:
-    chain_keys = jax.vmap(lambda c: jax.random.fold_in(master, c))(jnp.arange(chains))
-    init_keys, warm_keys, sample_keys = jnp.moveaxis(
-        jax.vmap(lambda k: jax.random.split(k, 3))(chain_keys), 1, 0)
-    return Keys(init_keys, warm_keys, sample_keys,
-                 _initial_positions(model, init_keys, init, chains))
+def _keys(model: Model, key: int | jax.Array, init: Any, chains: int) -> Keys:
+    """Per-chain keys (chain c: ``fold_in(master, c)`` split into init, warmup and sampling
+    keys, the master key made from ``key`` by :func:`~tempering.run.spec.as_key`) and initial
+    positions, computed by one compiled call (op by op, each primitive would compile alone:
+    ~1 s of a run's start)."""
+    given = _initial_positions(model, init, chains)
+    seed = int(key) if isinstance(key, int | np.integer) else None
+
+    @jit_once
+    def start(key, given):
+        master = as_key(key) if seed is None else jax.random.key(key)
+        chain_keys = jax.vmap(lambda c: jax.random.fold_in(master, c))(jnp.arange(chains))
+        init_keys, warm_keys, sample_keys = jnp.moveaxis(
+            jax.vmap(lambda k: jax.random.split(k, 3))(chain_keys), 1, 0)
+        positions = jax.vmap(model.init_position)(init_keys) if given is None else given
+        return Keys(init_keys, warm_keys, sample_keys, positions)
+
+    return start(np.int64(seed) if seed is not None else key, given)
 
 
 def new_ledger(algorithm: Algorithm, model: Model, *, key: int | jax.Array, chains: int,
                init: Any = None) -> Ledger:
     """The empty ledger of a run: no chain warmed, no draws; states shaped by the algorithm's
     ``init`` (the template a checkpoint's leaves are checked against)."""
-    return _empty_ledger(algorithm, _keys(model, as_key(key), init, chains), chains)
+    return _empty_ledger(algorithm, _keys(model, key, init, chains), chains)
 
 
 def traced_start(model: Model, algorithm: Algorithm, *, key: int | jax.Array, chains: int,
                  init: Any, thin: int) -> tuple[Ledger, dict[str, jax.ShapeDtypeStruct]]:
     """The empty ledger of a run and one draw's record by name, traced (nothing compiled): what
     makes a run file before any chain runs."""
-    keys = _keys(model, as_key(key), init, chains)
+    keys = _keys(model, key, init, chains)
     ledger = _empty_ledger(algorithm, keys, chains)
     first = np.arange(1)
     shapes = Compiled(algorithm, int(thin)).traced_record_shapes(
@@ -199,8 +215,12 @@ def run_chains(model: Model, algorithm: Algorithm, *, key: int | jax.Array, draw
                       warmup=warmup, thin=thin, chain_method=str(chain_method))
     if chain_method == ChainMethod.DASK:
         return _on_dask(spec, model, algorithm, progress, resume)
-    keys = _keys(model, as_key(key), init, chains)
+    t0 = time.perf_counter()
+    keys = jax.block_until_ready(_keys(model, key, init, chains))
     ledger = resume if resume is not None else _empty_ledger(algorithm, keys, chains)
+    started = time.perf_counter() - t0  # mostly the start program's compilation: counted
+    for phase in ("compile", "total"):
+        ledger.seconds[phase] = ledger.seconds.get(phase, 0.0) + started
     ids = np.arange(chains) if chain_ids is None else np.asarray(chain_ids, dtype=np.int64)
     batches = _batches(ids, str(chain_method))
     chunk = chunk_length(draws, chunk_size, len(batches[0]) * _position_bytes(algorithm, ledger),

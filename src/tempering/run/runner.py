@@ -39,6 +39,14 @@ class Keys(NamedTuple):
     positions: jax.Array
 
 
+def _of(values: jax.Array, rows: np.ndarray) -> jax.Array:
+    """``values[rows]``, without a gather (a small compiled program) when ``rows`` are all of
+    them in order, as for chains run as one batch."""
+    if len(rows) == values.shape[0] and np.array_equal(rows, np.arange(len(rows))):
+        return values
+    return values[rows]
+
+
 @dataclass
 class Runner:
     """Runs batches of chains into the ledger and the sink: init and warmup where a chain has
@@ -74,36 +82,41 @@ class Runner:
         if (ledger.done[rows] >= self.draws).all():
             return
         warmed = bool(ledger.warmed[rows].all())
+        params = to_device(take_rows(ledger.params, rows))
+        start = (_of(self.keys.init, rows), _of(self.keys.positions, rows))
         if warmed:
-            state, params = to_device(take_rows(ledger.state, rows)), to_device(
-                take_rows(ledger.params, rows))
+            state = to_device(take_rows(ledger.state, rows))
+        elif self.warmup > 0:  # the warmup's program starts the chains: shapes are enough
+            state = jax.eval_shape(self.compiled.init, *start)
         else:
-            state = jax.block_until_ready(self.compiled.init(self.keys.init[rows],
-                                                             self.keys.positions[rows]))
-            params = to_device(take_rows(ledger.params, rows))
-        self._prepare(rows, state, params, 0 if warmed else self.warmup)
+            state = jax.block_until_ready(self.compiled.init(*start))
+        self._prepare(rows, start, state, params, 0 if warmed else self.warmup)
         self.sink.open(ledger, self.compiled.record_shapes(len(rows), self.chunk))
         if not warmed:
-            state, params = self._warm(rows, state, params)
+            state, params = self._warm(rows, start, state, params)
         self._sample(rows, state, params)
 
-    def _prepare(self, rows: np.ndarray, state: Any, params: Any, warmup: int) -> None:
+    def _prepare(self, rows: np.ndarray, start: tuple, state: Any, params: Any,
+                 warmup: int) -> None:
         if self.compiled.prepared(len(rows), warmup, self.chunk):
             return
         self.shown.compiling()
         before = self.compiled.compile_seconds
-        self.compiled.prepare(self.keys.warm[rows], self.keys.sample[rows], state, params, warmup,
-                              self.chunk)
+        self.compiled.prepare(start, _of(self.keys.warm, rows), _of(self.keys.sample, rows),
+                              state, params, warmup, self.chunk)
         spent = self.compiled.compile_seconds - before
         self.ledger.seconds["compile"] = self.ledger.seconds.get("compile", 0.0) + spent
         self.shown.compiled(spent)
 
-    def _warm(self, rows: np.ndarray, state: Any, params: Any) -> tuple[Any, Any]:
+    def _warm(self, rows: np.ndarray, start: tuple, state: Any, params: Any
+              ) -> tuple[Any, Any]:
+        """Warm the chains up from ``start`` (``state`` is the started chains when there is no
+        warmup) and record them in the ledger."""
         t0 = time.perf_counter()
         cost = np.zeros(len(rows))
         if self.warmup > 0:
             self.shown.warming()
-            state, params, cost = self.compiled.warmup(self.keys.warm[rows], state, params,
+            state, params, cost = self.compiled.warmup(start, _of(self.keys.warm, rows), params,
                                                        self.warmup)
         jax.block_until_ready(state)
         seconds = time.perf_counter() - t0
@@ -125,10 +138,10 @@ class Runner:
         self.shown.sampling()
         t0 = time.perf_counter()
         first = int(ledger.done[rows].min())
+        keys = _of(self.keys.sample, rows)
         for start in range(first, self.draws, self.chunk):
             length = min(self.chunk, self.draws - start)
-            state, record = self.compiled.chunk(self.keys.sample[rows], state, params, start,
-                                                length, self.chunk)
+            state, record = self.compiled.chunk(keys, state, params, start, length, self.chunk)
             record = jax.tree.map(np.asarray, record)
             self.sink.put(ledger, rows, start, record)
             self.tally.add(record, rows)

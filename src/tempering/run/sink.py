@@ -10,18 +10,20 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-import arviz as az
 import jax
-import jax.numpy as jnp
 import numpy as np
 
 from tempering.algorithms.base import Algorithm, declared_stats
 from tempering.models.base import Model
+from tempering.numerics import jit_once
 from tempering.run import runfile
 from tempering.run.checkpoint import Ledger, commit, packed_ledger
 from tempering.run.output import attr_value, build_inference_data, param_dims, posterior_dataset
+
+if TYPE_CHECKING:
+    import arviz as az
 
 
 class Sink(Protocol):
@@ -86,8 +88,8 @@ def constrainer(model: Model, algorithm: Algorithm) -> Callable[[Any], dict[str,
     constrain = model.constrain
     for _ in range(2 + len(algorithm.position_dims)):
         constrain = jax.vmap(constrain)
-    jitted = jax.jit(constrain)
-    return lambda theta: {k: np.asarray(v) for k, v in jitted(jnp.asarray(theta)).items()}
+    jitted = jit_once(constrain)
+    return lambda theta: {k: np.asarray(v) for k, v in jitted(theta).items()}  # host θ: no copy
 
 
 class FileSink:

@@ -40,7 +40,6 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 import numpy as np
-import scipy.optimize
 
 from tempering.gp.approx import Approximation, draw_subset
 from tempering.kernels.base import BoundKernel
@@ -77,19 +76,21 @@ def laplace_pilot(model: Model, draws: int, seed: int) -> tuple[np.ndarray, dict
     GP likelihood's gradient is a reverse-mode-only ``custom_vjp`` (``gp/exact_grad.py``). A
     Hessian that is not positive definite (a mode not found) falls back to its absolute diagonal.
     """
+    import scipy.optimize  # ~0.3 s: only when the pilot runs, not with every sampler
+
     value_and_grad = jax.jit(jax.value_and_grad(lambda t: -model.log_density(t)))
     count = [0]
 
     def fun(theta):
         count[0] += 1
-        value, grad = value_and_grad(jnp.asarray(theta))
+        value, grad = value_and_grad(theta)
         value = float(value)
         if not np.isfinite(value):
             return 1e300, np.zeros_like(theta)
         return value, np.asarray(grad, dtype=float)
 
-    start = np.asarray(jnp.mean(jax.vmap(model.init_position)(
-        jax.random.split(jax.random.key(seed), 16)), axis=0), dtype=float)
+    start = np.asarray(jax.jit(lambda seed: jnp.mean(jax.vmap(model.init_position)(
+        jax.random.split(jax.random.key(seed), 16)), axis=0))(np.int64(seed)), dtype=float)
     found = scipy.optimize.minimize(fun, start, jac=True, method="BFGS",
                                     options={"maxiter": 200, "gtol": 1e-6})
     mode = found.x
@@ -107,7 +108,7 @@ def laplace_pilot(model: Model, draws: int, seed: int) -> tuple[np.ndarray, dict
     return points, {"mode": mode.tolist(), "mode_evals": count[0]}
 
 
-def _successors(bound: BoundKernel, log_density, points: Array, key: Array,
+def _successors(bound: BoundKernel, log_density, points: Array | np.ndarray, key: Any,
                 steps: int) -> tuple[Array, Array]:
     """``steps`` steps of R (the inner kernel on π*) from every pilot point; evaluations spent."""
     kernel = bound.make(log_density, bound.params)
@@ -117,7 +118,8 @@ def _successors(bound: BoundKernel, log_density, points: Array, key: Array,
                                    lambda info: info.n_evals)
         return state.position, n_evals
 
-    return jax.jit(jax.vmap(one))(jax.random.split(key, points.shape[0]), points)
+    return jax.jit(lambda seed, points: jax.vmap(one)(  # keys inside: nothing op by op
+        jax.random.split(jax.random.key(seed), points.shape[0]), points))(key, points)
 
 
 def choose_m(model: Model, approx: Approximation, bound: BoundKernel, *, subset_seed: int = 0,
@@ -130,7 +132,7 @@ def choose_m(model: Model, approx: Approximation, bound: BoundKernel, *, subset_
     Wang & Neal's "varies little"); the pilot's cost in full evaluations, the mode, and whether
     the bar was met (``passed``). Non-finite values count as rejections."""
     points, record = laplace_pilot(model, draws, subset_seed)
-    theta = jnp.asarray(points)
+    theta = points  # NumPy into the jitted densities: a transfer, no program
     log_density = jax.jit(jax.vmap(model.log_density))
     log_pi = np.asarray(log_density(theta))
     cost = float(record.pop("mode_evals") + 2 * points.shape[1] + draws)
@@ -141,10 +143,10 @@ def choose_m(model: Model, approx: Approximation, bound: BoundKernel, *, subset_
         rung = approximate_rung(model, approx, draw_subset(subset_seed, model.n_data, m), jitter)
         approx_density = jax.jit(jax.vmap(rung.log_density))
         moved, n_evals = _successors(bound, rung.log_density, theta,
-                                     jax.random.key(subset_seed + m), s)
+                                     np.int64(subset_seed + m), s)
         log_w0 = log_pi - np.asarray(approx_density(theta))
         log_w1 = np.asarray(log_density(moved)) - np.asarray(approx_density(moved))
-        cost += draws * (1.0 + (2.0 + float(np.mean(n_evals)))
+        cost += draws * (1.0 + (2.0 + float(np.mean(np.asarray(n_evals))))
                          * approximation_cost(model, approx, m))
         with np.errstate(invalid="ignore", over="ignore"):
             ratio = np.minimum(1.0, np.exp(log_w1 - log_w0))

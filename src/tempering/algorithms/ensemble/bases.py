@@ -93,7 +93,7 @@ def grid(size: int, sd: np.ndarray, widen: float = 1.1) -> EnsembleBase:
     m = round(size ** (1.0 / dims))
     if m < 2 or m ** dims != size:
         raise ValueError(f"grid: K = {size} is not m^D with m ≥ 2 for D = {dims} fast variables")
-    nodes = jnp.asarray(list(product(range(m), repeat=dims)), float)  # (K, D)
+    nodes = jax.device_put(np.asarray(list(product(range(m), repeat=dims)), float))  # (K, D)
 
     def members(key, x2, k):
         extent = jax.random.uniform(key, (dims,), minval=1.0, maxval=widen) * sd

@@ -104,10 +104,10 @@ def fast_sweep(split: FastSlowSplit, scales: jax.Array):
 def build(model: Model, options: CoordinateOptions) -> Algorithm:
     split = model.splits[options.fast] if options.fast is not None else whole(model)
     slow_scales = np.broadcast_to(np.asarray(options.scale, float), (split.slow_dim,))
-    fast_scales = jnp.asarray(np.broadcast_to(np.asarray(options.fast_scale, float),
-                                              (split.fast_dim,)))
+    fast_scales = jax.device_put(np.broadcast_to(np.asarray(options.fast_scale, float),
+                                                 (split.fast_dim,)))
     one = independent(1, np.zeros(split.fast_dim), np.ones(split.fast_dim))
-    slow_move = coordinate_move(jnp.asarray(slow_scales), one, split.prepare,
+    slow_move = coordinate_move(jax.device_put(slow_scales), one, split.prepare,
                                 split.log_density_members)
     sweep = fast_sweep(split, fast_scales)
     fast_sweeps = (1 + options.extra_fast) if split.fast_dim else 0

@@ -121,10 +121,10 @@ def _slow_move(options: EnsembleOptions, split: Any, base: Any):
         return (kernel_move(bound.make, split.prepare, log_members), bound.params,
                 bound.warmup is not None)
     scales = np.broadcast_to(np.asarray(options.slow_scale, float), (split.slow_dim,))
-    shift_sd = (jnp.asarray(options.shift_scale * split.fast_sd)
+    shift_sd = (jax.device_put(np.asarray(options.shift_scale * split.fast_sd))
                 if options.members == "shifted" else None)
     factory = METROPOLIS_MOVES[options.slow_kernel]
-    move = factory(jnp.asarray(scales), base, split.prepare, log_members, shift_sd)
+    move = factory(jax.device_put(scales), base, split.prepare, log_members, shift_sd)
     return (lambda key, ensemble, params: move(key, ensemble)), None, False
 
 

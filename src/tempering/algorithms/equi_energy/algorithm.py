@@ -198,13 +198,13 @@ class Ladder:
 
     def params(self, kernel_params: Any) -> dict[str, Any]:
         return {"kernel": kernel_params, "levels": self.truncations(),
-                "shifts": jnp.zeros(self.L)}
+                "shifts": jax.device_put(np.zeros(self.L))}  # jnp.zeros: a program
 
     def truncations(self, low: jax.Array | float | None = None) -> jax.Array:
         """H₀ … H_{L−1}: the given ``energies``, else H_{k+1} = H_k + c T_k from H₀ = ``h0``,
         else from ``low`` (a chain's lowest pilot energy; 0 before its pilot)."""
         if self.cfg.energies is not None:
-            return jnp.asarray(self.cfg.energies, jnp.float64)
+            return jax.device_put(np.asarray(self.cfg.energies, np.float64))
         h0 = self.cfg.h0 if self.cfg.h0 is not None else (0.0 if low is None else low)
         return energy_levels(h0, self.temps, self.cfg.c)
 
@@ -345,7 +345,7 @@ def equi_energy(model: Model, bound: BoundKernel, params: Any, settings: EESetti
     ``jump_ratio`` is replaceable only to show that a wrong one breaks the sampler (tests)."""
     ladder = Ladder(model, bound, settings, jump_ratio)
     all_params = ladder.params(params)
-    ones = jnp.ones(ladder.L)
+    ones = jax.device_put(np.ones(ladder.L))  # jnp.ones: a program of its own
     warmup = make_warmup(ladder, dual_averaging_adaptation)
     return Algorithm(lambda key, position: ladder.init(key, position, all_params), warmup,
                      lambda key, state, p: ladder.step_with(key, state, p, ones),

@@ -120,28 +120,49 @@ def pt_warmup(ladder: TemperingLadder, bound: BoundKernel, step: Callable, reini
     schedule) and the kernels tuned again on the last schedule; or plain scans when the kernel
     does not adapt."""
     first, scans, last = tuning_steps(num_steps, bound.warmup is not None, rounds)
-    k_first, k_scans, k_last = jax.random.split(key, 3)
-    cost = jnp.zeros(())
+    keys = jax.random.split(key, 3)
 
     def tune(k, state, params, steps):
         inner = params if rounds is None else params["inner"]
         state, tuned, more = warm_rungs(ladder, bound, k, state, inner, steps)
         return state, (tuned if rounds is None else {**params, "inner": tuned}), more
 
-    if first:
-        state, params, cost = tune(k_first, state, params, first)
-    if scans and rounds is not None:
-        state, params, more = run_rounds(step, _swap_stats, reinit, k_scans, state, params,
-                                         scans, rounds)
-        cost = cost + more
-    elif scans:
-        state, more = run_steps(lambda k, s: step(k, s, params), k_scans, state, scans,
+    def middle(k, state, params):
+        if rounds is not None:
+            return run_rounds(step, _swap_stats, reinit, k, state, params, scans, rounds)
+        state, more = run_steps(lambda k, s: step(k, s, params), k, state, scans,
                                 lambda info: info.cost)
+        return state, params, more
+
+    if first and first == last and scans:
+        return _tune_around(tune, middle, keys, state, params, first)
+    cost = jnp.zeros(())
+    if first:
+        state, params, cost = tune(keys[0], state, params, first)
+    if scans:
+        state, params, more = middle(keys[1], state, params)
         cost = cost + more
     if last:
-        state, params, more = tune(k_last, state, params, last)
+        state, params, more = tune(keys[2], state, params, last)
         cost = cost + more
     return state, params, cost
+
+
+def _tune_around(tune: Callable, middle: Callable, keys: jax.Array, state: Any, params: Any,
+                 steps: int) -> tuple[Any, Any, jax.Array]:
+    """Tuning, ``middle``, tuning again (as many steps): three phases of one loop whose body
+    branches on the phase, so the tuning's program is traced and compiled once, not twice (it
+    was a quarter of PT's warmup program). The phase index is not batched by the driver's chain
+    ``vmap``, so each ``cond`` runs one branch."""
+
+    def phase(i, carry):
+        state, params, cost = carry
+        state, params, more = jax.lax.cond(
+            i == 1, lambda s, p: middle(keys[1], s, p),
+            lambda s, p: tune(keys[jnp.minimum(i, 2)], s, p, steps), state, params)
+        return state, params, cost + more
+
+    return jax.lax.fori_loop(0, 3, phase, (state, params, jnp.zeros(())))
 
 
 def parallel_tempering(ladder: TemperingLadder, bound: BoundKernel, params: Any, *,

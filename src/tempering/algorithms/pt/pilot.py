@@ -37,8 +37,6 @@ from tempering.numerics import compile_lowered
 
 #: Rungs of the pilot that chooses the number of rungs (Pigeons.jl's default is 10 chains).
 PILOT_RUNGS = 10
-#: The placement, jitted: called eagerly it dispatches (and compiles) each primitive alone.
-_placed_at_equal_barrier = jax.jit(equal_barrier_betas, static_argnames="rungs")
 
 
 class PilotRecord(NamedTuple):
@@ -96,14 +94,18 @@ def pilot_schedule(model: Model, adaptive: Algorithm, *, rounds: int, seed: int,
     kernel adapts, and ``adaptive`` was built with ``final_tune=False``). Λ̂ and the placement come
     from the last round that measured every pair; with ``choose_rungs``, ⌈2Λ̂⌉ + 1 rungs (at
     least 2, or 3 with the prior) at equal Λ̂, else as many as now."""
-    k_start, k_init, k_warm = jax.random.split(jax.random.PRNGKey(seed), 3)
     steps = pilot_steps(adapts, rounds)
+
+    def pilot(seed):  # the chain's start and its warmup: one program, nothing op by op
+        k_start, k_init, k_warm = jax.random.split(jax.random.PRNGKey(seed), 3)
+        state = adaptive.init(k_init, model.init_position(k_start))
+        _, params, cost = adaptive.warmup(k_warm, state, adaptive.params, steps)
+        return params, cost
+
     t0 = time.perf_counter()
-    state = jax.jit(lambda k, ks: adaptive.init(k, model.init_position(ks)))(k_init, k_start)
-    warmup = compile_lowered(jax.jit(adaptive.warmup, static_argnums=3).lower(
-        k_warm, state, adaptive.params, steps))
+    compiled = compile_lowered(jax.jit(pilot).lower(np.int64(seed)), sampling=False)
     t1 = time.perf_counter()
-    _, params, cost = jax.block_until_ready(warmup(k_warm, state, adaptive.params))
+    params, cost = jax.block_until_ready(compiled(np.int64(seed)))
     seconds = time.perf_counter() - t1
     rejection, schedule = np.asarray(params["rejection"]), np.asarray(params["schedule"])
     measured = [r for r in range(len(rejection)) if np.all(np.isfinite(rejection[r]))]
@@ -125,19 +127,19 @@ def place_legs(ran_on: np.ndarray, rejection: np.ndarray, choose_rungs: bool
     as many as now; the legs' Λ̂ (one leg, or the variational leg and then the prior leg)."""
     target = target_index(ran_on)
     legs = [slice(0, target + 1), slice(target, len(ran_on))] if target else [slice(None)]
-    placed: list[np.ndarray] = []
-    barriers: list[float] = []
+    lines, counts, barriers = [], [], []
     for leg in legs:
         coordinates = ran_on[leg]
         pairs = rejection[leg.start:(None if leg.stop is None else leg.stop - 1)]
         barrier = float(np.sum(np.clip(pairs, 0.0, 1.0)))
         fewest = 3 if coordinates[-1] in (0.0, 2.0) or coordinates[0] == 2.0 else 2
-        count = (max(fewest, int(np.ceil(2.0 * barrier)) + 1) if choose_rungs
-                 else len(coordinates))
-        new = np.asarray(_placed_at_equal_barrier(coordinates, pairs, rungs=count))
-        placed.append(new if not placed else new[1:])
+        counts.append(max(fewest, int(np.ceil(2.0 * barrier)) + 1) if choose_rungs
+                      else len(coordinates))
+        lines.append((coordinates, pairs))
         barriers.append(barrier)
-    return np.concatenate(placed), barriers
+    placed = [equal_barrier_betas(coordinates, pairs, rungs=count)  # NumPy: no program
+              for (coordinates, pairs), count in zip(lines, counts, strict=True)]
+    return np.concatenate([placed[0], *(new[1:] for new in placed[1:])]), barriers
 
 
 def starting_betas(options: Any) -> np.ndarray:

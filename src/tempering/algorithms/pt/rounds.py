@@ -67,8 +67,8 @@ class Rounds(NamedTuple):
 
 def round_record(rounds: int, rungs: int) -> dict[str, jax.Array]:
     """The empty record of ``rounds`` rounds on ``rungs`` rungs (NaN = not run)."""
-    return {"schedule": jnp.full((rounds, rungs), jnp.nan),
-            "rejection": jnp.full((rounds, rungs - 1), jnp.nan)}
+    return jax.device_put({"schedule": np.full((rounds, rungs), np.nan),  # jnp.full: programs
+                           "rejection": np.full((rounds, rungs - 1), np.nan)})
 
 
 def rounds_in(num_steps: int, max_rounds: int) -> int:

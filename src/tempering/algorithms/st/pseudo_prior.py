@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 Array = jax.Array
 
@@ -35,7 +36,7 @@ def normalise(log_p: Array) -> Array:
 
 def uniform_log_pseudo_prior(num_rungs: int) -> Array:
     """log p̃(i) = −log m."""
-    return jnp.full(num_rungs, -jnp.log(num_rungs), jnp.float64)
+    return jax.device_put(np.full(num_rungs, -np.log(num_rungs), np.float64))  # no program
 
 
 def pilot_log_pseudo_prior(betas: Array, mean_energy: Array) -> Array:
