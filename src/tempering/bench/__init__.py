@@ -4,9 +4,11 @@ benchmarks report ratios measured in one run (docs/architecture.md), not tests."
 
 from __future__ import annotations
 
-from tempering.bench import ee, ensemble, gp_grad, io, mint, multimodal, pt, pt_scale
+import tempering.jax_setup  # noqa: F401  # JAX's settings first (float64, the LAPACK rule)
+from tempering.bench import ee, ensemble, gp_grad, io, mint, multimodal, pt, pt_scale, startup
 from tempering.registry import Registry, RunnableSpec
 
 BENCHMARKS: Registry[RunnableSpec] = Registry("benchmark", (gp_grad.SPEC, mint.SPEC, ee.SPEC,
                                                            ensemble.SPEC, pt.SPEC,
-                                                           pt_scale.SPEC, multimodal.SPEC, io.SPEC))
+                                                           pt_scale.SPEC, multimodal.SPEC, io.SPEC,
+                                                           startup.SPEC))
