@@ -66,17 +66,45 @@ def leg_summary(stats: Mapping[str, np.ndarray], schedule: np.ndarray,
 def leg_round_trips(index: np.ndarray, target: int, end: int) -> int:
     """Trips target → ``end`` → target made in sampling, all replicas and chains, read off the
     index process ``index`` (chain, draw, rung): the replica id on each rung per draw."""
+    return int(np.sum(trips_per_chain(index, target, end)))
+
+
+def trips_per_chain(index: np.ndarray, target: int, end: int) -> np.ndarray:
+    """:func:`leg_round_trips` per chain, (chains,). Post hoc, from the recorded index process:
+    nothing in the sampling loop (O(draws × rungs) NumPy, 0.7 s for 4 × 16 000 draws × 16
+    rungs on a shared 2-core machine)."""
     chains, _, rungs = index.shape
     at_rung = np.argsort(index, axis=-1)  # (chain, draw, replica): each replica's rung
     left = np.zeros((chains, rungs), bool)  # reached the end since it last sat at the target
     seen_target = np.zeros((chains, rungs), bool)
-    trips = 0
+    trips = np.zeros(chains, np.int64)
     for rung in np.moveaxis(at_rung, 1, 0):
         at_end, at_target = rung == end, rung == target
-        trips += int(np.sum(left & at_target))
+        trips += np.sum(left & at_target, axis=-1)
         left = np.where(at_target, False, left | (at_end & seen_target))
         seen_target |= at_target
     return trips
+
+
+def prior_round_trips(index: np.ndarray | None, schedule: np.ndarray) -> dict[str, Any] | None:
+    """The round trips through the prior: a replica leaves the target rung, reaches the prior
+    (the last rung, β = 0) and comes back to the target — per chain and in all. ``None`` when
+    the line does not end at the prior (a fixed ladder with β_min > 0, a variational one-leg
+    path) or the index process was not recorded.
+
+    Unlike the full line's count (``round_trips``: rung 0 → last rung → rung 0, with
+    ``stabilized`` q end → prior end → q end), this one is anchored at the target, whose draws are
+    kept, and names the reference every mode's mass is taken from. It is still a count of the
+    index process: each trip refreshes the replica's state, but only in the proportions the
+    tempered rungs between the prior and the target give the modes — a narrow mode that vanishes
+    at small β comes back on none of them (``gauss_mixture`` with ``widths=unequal``: 0 of ~1 800
+    arrivals), so the summary checks the trips against the draws' ESS
+    (:func:`tempering.summary.checks.trip_warnings`)."""
+    schedule = np.asarray(schedule, dtype=float)
+    if index is None or schedule[-1] != 0.0:
+        return None
+    per_chain = trips_per_chain(np.asarray(index), target_index(schedule), len(schedule) - 1)
+    return {"total": int(per_chain.sum()), "per_chain": per_chain.tolist()}
 
 
 def leg_lines(summary: Mapping[str, Any]) -> list[str]:

@@ -9,10 +9,11 @@ from typing import Any
 
 import numpy as np
 
-from tempering.algorithms.pt.legs import leg_lines, leg_summary
+from tempering.algorithms.pt.legs import leg_lines, leg_summary, prior_round_trips
 from tempering.algorithms.pt.mixing import mixing_lines, mixing_summary, stepping_stone
 from tempering.algorithms.pt.stats import (
     BETA,
+    REPLICA_AT_RUNG,
     ROUND_TRIPS,
     SWAP_LOG_DOWN,
     SWAP_LOG_UP,
@@ -45,14 +46,24 @@ def swap_summary(stats: StatArrays) -> dict[str, Any]:
         extra |= leg_summary(stats, betas[0],
                              1.0 - np.asarray(swap_rate, dtype=float) if known else None,
                              stats.get(SWAP_LOG_UP.name), stats.get(SWAP_LOG_DOWN.name))
-    return {"swap_rate": swap_rate, "round_trips": int(stats[ROUND_TRIPS.name][:, -1].sum()),
+        through = prior_round_trips(stats.get(REPLICA_AT_RUNG.name), betas[0])
+        if through is not None:
+            extra["round_trips_prior"] = through
+    trips = np.asarray(stats[ROUND_TRIPS.name])  # the counter carries warmup's trips
+    return {"swap_rate": swap_rate, "round_trips": int((trips[:, -1] - trips[:, 0]).sum()),
             **extra, **mixing_summary(swap_rate, stats[ROUND_TRIPS.name])}
 
 
 def swap_lines(summary: Mapping[str, Any]) -> list[str]:
     rates = " ".join("—" if r is None else f"{r:.2f}" for r in summary["swap_rate"])
     lines = [f"swap acceptance by pair (0-1, 1-2, ...): {rates}   "
-             f"round trips {summary['round_trips']}"]
+             f"round trips {summary['round_trips']} ({_ends(summary)})"]
+    through = summary.get("round_trips_prior")
+    if through is not None:
+        per = through["per_chain"]
+        lines.append(f"round trips through the prior (target → prior → target): {through['total']}"
+                     f" (per chain {min(per)}–{max(per)}); each brings back a fresh state, in "
+                     "the proportions the rungs between the prior and the target give the modes")
     if "schedule" in summary:
         first = summary["schedule"][0]
         same = all(np.allclose(row, first) for row in summary["schedule"])
@@ -61,3 +72,10 @@ def swap_lines(summary: Mapping[str, Any]) -> list[str]:
                      f"{'' if same else '; each chain adapted its own'}): "
                      + " ".join(f"{b:.3g}" for b in first))
     return lines + leg_lines(summary) + mixing_lines(summary)
+
+
+def _ends(summary: Mapping[str, Any]) -> str:
+    """What the full line's round trips run between."""
+    if summary.get("reference") == "stabilized":
+        return "q end → prior end → q end"
+    return "target → last rung → target"

@@ -1,0 +1,61 @@
+"""Round trips that say what a user reads them as (issue 44, part 4): the summary counts the trips
+target → prior → target from the recorded index process (per chain), names the ends of the full
+line's count, counts sampling's trips only, and warns when the draws hold far fewer independent
+states than the trips through the prior suggest — what happens when the tempered path loses a
+narrow mode (a 12-D three-mode mixture with unequal widths: the narrow mode has no mass on any
+rung but the target's neighbours, so its share rests on a handful of discoveries)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tempering.algorithms.pt.legs import prior_round_trips, trips_per_chain
+from tempering.algorithms.pt.summary import swap_lines
+from tempering.summary.checks import TRIP_ESS_SHARE, trip_warnings
+
+#: 3 rungs, target 0 (a one-leg line β = 1, 0.5, 0): the replica id on each rung per draw, two
+#: chains. Chain 0: replica 0 walks 0 → 1 → 2 → 1 → 0 (one trip through the prior); replica 2
+#: walks 2 → 1 → 0 and stays (no trip: it never left the target for the prior). Chain 1: the same
+#: walk stopped before replica 0 is back.
+WALK = np.asarray([[0, 1, 2], [1, 0, 2], [1, 2, 0], [1, 0, 2], [0, 1, 2]])
+INDEX = np.stack([WALK, np.concatenate([WALK[:4], WALK[3:4]])])
+
+
+def test_trips_through_the_prior_are_counted_per_chain():
+    assert trips_per_chain(INDEX, 0, 2).tolist() == [1, 0]
+    through = prior_round_trips(INDEX, np.asarray([1.0, 0.5, 0.0]))
+    assert through == {"total": 1, "per_chain": [1, 0]}
+
+
+def test_a_line_that_does_not_end_at_the_prior_has_no_such_trips():
+    assert prior_round_trips(INDEX, np.asarray([1.0, 0.5, 0.1])) is None
+    assert prior_round_trips(None, np.asarray([1.0, 0.5, 0.0])) is None
+
+
+def test_a_stabilized_line_counts_from_its_target():
+    """s = 2 (q), 1 (target), 0 (prior): the trip is anchored at rung 1, not rung 0."""
+    index = np.asarray([[1, 0, 2], [0, 1, 2], [0, 2, 1], [0, 1, 2]])[None]  # replica 0: 1 → 2 → 1
+    assert prior_round_trips(index, np.asarray([2.0, 1.0, 0.0])) == {"total": 1, "per_chain": [1]}
+
+
+def summary_with(ess: float, trips: int, **extra) -> dict:
+    return {"draws": 1000, "chains": 4, "params": {"theta[0]": {"ess_bulk": ess},
+                                                   "theta[1]": {"ess_bulk": 5 * ess}},
+            "round_trips_prior": {"total": trips, "per_chain": [trips // 4] * 4}, **extra}
+
+
+def test_the_warning_fires_when_the_draws_hold_fewer_states_than_the_trips():
+    (line,) = trip_warnings(summary_with(ess=45.0, trips=440))
+    assert "bulk ESS 45 for theta[0]" in line and "440 round trips through the prior" in line
+    assert trip_warnings(summary_with(ess=TRIP_ESS_SHARE * 440, trips=440)) == []
+    assert trip_warnings(summary_with(ess=45.0, trips=440, it={})) == []  # weighted: no ESS rule
+    assert trip_warnings({"draws": 1000, "params": {}}) == []  # no prior on the line
+
+
+def test_the_summary_lines_name_the_ends_of_each_count():
+    summary = {"swap_rate": [0.5, 0.5], "round_trips": 12, "reference": "stabilized",
+               "round_trips_prior": {"total": 30, "per_chain": [7, 8, 7, 8]}}
+    lines = swap_lines(summary)
+    assert "round trips 12 (q end → prior end → q end)" in lines[0]
+    assert lines[1].startswith("round trips through the prior (target → prior → target): 30 "
+                               "(per chain 7–8)")
