@@ -8,9 +8,10 @@ SWAP_PROB = Stat("swap_accept_prob", ("pair",),
                  "acceptance probability of the swap of rungs (m−1, m); 0 when not proposed")
 SWAP_PROPOSED = Stat("swap_proposed", ("pair",), "whether the swap of (m−1, m) was proposed")
 SWAP_ACCEPTED = Stat("swap_accepted", ("pair",), "whether the swap of (m−1, m) was accepted")
-ROUND_TRIPS = Stat("round_trips", (), "completed trips rung 0 → last rung → rung 0 so far, all "
-                   "replicas (with reference=stabilized: q end → prior end → q end; the summary "
-                   "also counts the trips target → prior → target, from replica_at_rung)")
+ROUND_TRIPS = Stat("round_trips", (), "completed trips rung 0 → last rung → rung 0 so far, "
+                   "warmup's included, all replicas (with reference=stabilized: q end → prior "
+                   "end → q end; the summary also counts sampling's trips target → prior → "
+                   "target, from replica_at_rung)")
 RUNG_ACCEPTANCE = Stat("rung_acceptance", ("rung",), "inner-kernel acceptance on each rung")
 REPLICA_AT_RUNG = Stat("replica_at_rung", ("rung",), "which replica sits on each rung")
 SWAP_LOG_UP = Stat("swap_log_up", ("pair",),

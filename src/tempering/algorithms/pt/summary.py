@@ -49,8 +49,9 @@ def swap_summary(stats: StatArrays) -> dict[str, Any]:
         through = prior_round_trips(stats.get(REPLICA_AT_RUNG.name), betas[0])
         if through is not None:
             extra["round_trips_prior"] = through
-    trips = np.asarray(stats[ROUND_TRIPS.name])  # the counter carries warmup's trips
-    return {"swap_rate": swap_rate, "round_trips": int((trips[:, -1] - trips[:, 0]).sum()),
+    # the counter's last value, as the progress bar and the headline show it (warmup's trips
+    # included; the rate and round_trips_prior count sampling's only)
+    return {"swap_rate": swap_rate, "round_trips": int(stats[ROUND_TRIPS.name][:, -1].sum()),
             **extra, **mixing_summary(swap_rate, stats[ROUND_TRIPS.name])}
 
 
