@@ -63,3 +63,31 @@ def test_the_summary_lines_name_the_ends_of_each_count():
     assert "round trips 12 (q end → prior end → q end)" in lines[0]
     assert lines[1].startswith("round trips through the prior (target → prior → target): 30 "
                                "(per chain 7–8)")
+
+
+def walked_trips(index: np.ndarray, target: int, end: int) -> list[int]:
+    """The count replica by replica, draw by draw (the definition, slowly)."""
+    out = []
+    for chain in index:
+        trips = 0
+        for replica in range(chain.shape[1]):
+            rungs = np.argsort(chain, axis=-1)[:, replica]
+            seen_target = left = False
+            for rung in rungs:
+                if rung == target:
+                    trips += int(left)
+                    seen_target, left = True, False
+                elif rung == end and seen_target:
+                    left = True
+        out.append(trips)
+    return out
+
+
+def test_the_count_is_the_walked_definition_on_random_index_processes():
+    rng = np.random.default_rng(0)
+    for _ in range(100):
+        rungs, draws, chains = rng.integers(2, 7), rng.integers(1, 40), rng.integers(1, 4)
+        index = np.stack([np.stack([rng.permutation(rungs) for _ in range(draws)])
+                          for _ in range(chains)])
+        target, end = rng.choice(rungs, 2, replace=False)
+        assert trips_per_chain(index, target, end).tolist() == walked_trips(index, target, end)

@@ -215,12 +215,7 @@ def run_chains(model: Model, algorithm: Algorithm, *, key: int | jax.Array, draw
                       warmup=warmup, thin=thin, chain_method=str(chain_method))
     if chain_method == ChainMethod.DASK:
         return _on_dask(spec, model, algorithm, progress, resume)
-    t0 = time.perf_counter()
-    keys = jax.block_until_ready(_keys(model, key, init, chains))
-    ledger = resume if resume is not None else _empty_ledger(algorithm, keys, chains)
-    started = time.perf_counter() - t0  # mostly the start program's compilation: counted
-    for phase in ("compile", "total"):
-        ledger.seconds[phase] = ledger.seconds.get(phase, 0.0) + started
+    keys, ledger = _started(model, algorithm, key, init, chains, resume)
     ids = np.arange(chains) if chain_ids is None else np.asarray(chain_ids, dtype=np.int64)
     batches = _batches(ids, str(chain_method))
     chunk = chunk_length(draws, chunk_size, len(batches[0]) * _position_bytes(algorithm, ledger),
@@ -243,6 +238,20 @@ def run_chains(model: Model, algorithm: Algorithm, *, key: int | jax.Array, draw
     shown.report(done_line(attrs))
     return RunResult(idata, to_device(ledger.state),  # type: ignore[arg-type]
                      to_device(ledger.params), ledger, resume_attrs, attrs)
+
+
+def _started(model: Model, algorithm: Algorithm, key: int | jax.Array, init: Any, chains: int,
+             resume: Ledger | None) -> tuple[Keys, Ledger]:
+    """The chains' keys and initial positions, and the run's ledger (``resume``'s, or a new
+    one); the seconds this took — mostly the start program's compilation — are counted as
+    compilation (and in the total)."""
+    t0 = time.perf_counter()
+    keys = jax.block_until_ready(_keys(model, key, init, chains))
+    ledger = resume if resume is not None else _empty_ledger(algorithm, keys, chains)
+    started = time.perf_counter() - t0
+    for phase in ("compile", "total"):
+        ledger.seconds[phase] = ledger.seconds.get(phase, 0.0) + started
+    return keys, ledger
 
 
 def _position_bytes(algorithm: Algorithm, ledger: Ledger) -> int:
