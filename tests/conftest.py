@@ -45,6 +45,10 @@ import tempering.jax_setup  # noqa: E402, F401
 from tempering.lazy_arviz import arviz  # noqa: E402
 
 arviz()
+# The tests build their arrays in float64, as a user who enables it does; every run still computes
+# in its model's precision (tempering.precision), and tests/package/test_precision.py checks in
+# fresh processes that the package itself sets nothing.
+jax.config.update("jax_enable_x64", True)
 
 _OWNER = "TEMPERING_TEST_JAX_CACHE" not in os.environ
 _CACHE = os.environ.setdefault("TEMPERING_TEST_JAX_CACHE",

@@ -11,11 +11,12 @@ with other work (XLA's own threads included), OpenBLAS's spinning worker threads
 Cholesky take 40–240 ms instead of 1–2 ms in our measurements. The setting takes effect only if
 SciPy's linear algebra has not been loaded yet; set the variable yourself to choose otherwise.
 
-The first part of the package that uses JAX to be imported switches JAX to float64 and, on jaxlib
-< 0.11.2, makes ``vmap`` call jaxlib's CPU LAPACK kernels once per matrix
-(:mod:`tempering.jax_setup`; ``TEMPERING_LAPACK_PER_MATRIX=0`` keeps JAX's own rules). Arrays you
-build with JAX before that are in JAX's default precision unless you set ``jax_enable_x64``
-yourself. ArviZ is imported on first use too (:mod:`tempering.lazy_arviz`).
+The package changes no global JAX setting of precision: each model's runs compute in the model's
+own precision (float32, or float64 for the GP models and where you ask: :mod:`tempering.precision`),
+inside JAX's thread-local ``enable_x64`` scope, so your own JAX code keeps yours. The first part
+of the package that uses JAX to be imported makes ``vmap`` call jaxlib's CPU LAPACK kernels once
+per matrix on jaxlib < 0.11.2 (:mod:`tempering.jax_setup`; ``TEMPERING_LAPACK_PER_MATRIX=0``
+keeps JAX's own rules). ArviZ is imported on first use too (:mod:`tempering.lazy_arviz`).
 
 The public API is this namespace and the ``__all__`` of the packages ``algorithms``, ``gp``,
 ``kernels``, ``ladders``, ``models``, ``estimators`` and ``summary``; ``docs/architecture.md``

@@ -32,7 +32,7 @@ from pathlib import Path
 import jax
 from jax.experimental.compilation_cache import compilation_cache as jax_cache
 
-import tempering.jax_setup  # noqa: F401  # JAX's settings first (float64, the LAPACK rule)
+import tempering.jax_setup  # noqa: F401  # JAX's settings first (the LAPACK rule)
 
 #: Environment variable naming the cache's folder, or ``off``/``0``/empty to switch it off.
 ENVIRONMENT = "TEMPERING_COMPILE_CACHE"

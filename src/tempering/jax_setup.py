@@ -1,10 +1,9 @@
 """JAX's settings for the package, made once, before any of its JAX code runs.
 
-Importing this module (layer 0) does two things, both idempotent:
+Importing this module (layer 0) changes no global precision — each model's runs compute in its
+own (:mod:`tempering.precision`, JAX's thread-local ``enable_x64`` scope) — and does one thing,
+idempotent:
 
-- it switches JAX to float64 (``jax_enable_x64``): the GP marginal likelihood needs it (a float32
-  Cholesky of a 1000×1000 kernel matrix is unreliable), and one precision everywhere keeps draws
-  identical across samplers and chain layouts;
 - on jaxlib < 0.11.2 it makes ``vmap`` call jaxlib's CPU LAPACK kernels once per matrix
   (:mod:`tempering.lapack_batching`): batched ones can deadlock XLA's thread pool there. Set
   ``TEMPERING_LAPACK_PER_MATRIX=0`` before the package's JAX code is imported to keep JAX's own
@@ -18,15 +17,12 @@ part is imported first (``tests/package/test_startup.py`` checks it).
 
 from __future__ import annotations
 
-import jax
-
 from tempering.lapack_batching import enabled_by_environment, install
 
 
 def setup() -> None:
-    """Switch JAX to float64 and, unless ``TEMPERING_LAPACK_PER_MATRIX=0``, install the
-    per-matrix LAPACK rules (idempotent). Runs once, when this module is first imported."""
-    jax.config.update("jax_enable_x64", True)
+    """Unless ``TEMPERING_LAPACK_PER_MATRIX=0``, install the per-matrix LAPACK rules
+    (idempotent). Runs once, when this module is first imported."""
     if enabled_by_environment():
         install()  # chains batched with vmap must not deadlock jaxlib's LAPACK
 

@@ -17,10 +17,16 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-import tempering.jax_setup  # noqa: F401  # JAX's settings first (float64, the LAPACK rule)
+import tempering.jax_setup  # noqa: F401  # JAX's settings first (the LAPACK rule)
 
 Array = jax.Array
 State = TypeVar("State")
+
+
+def float_dtype() -> np.dtype:
+    """The floating-point dtype arrays take in the precision in force
+    (:mod:`tempering.precision`): float64 inside a float64 scope, float32 otherwise."""
+    return np.dtype(jnp.result_type(float))
 
 
 def finite_or_neg_inf(value: Array) -> Array:

@@ -12,7 +12,7 @@ cannot carry). Needs NumPyro (``pip install 'tempering[numpyro]'``). Inside this
 ``import numpyro`` is the NumPyro package (imports are absolute).
 """
 
-import tempering.jax_setup  # noqa: F401  # JAX's settings first (float64, the LAPACK rule)
+import tempering.jax_setup  # noqa: F401  # JAX's settings first (the LAPACK rule)
 from tempering.interop.numpyro_kernel import PT, TemperingKernel, TemperingState
 
 __all__ = ["PT", "TemperingKernel", "TemperingState"]

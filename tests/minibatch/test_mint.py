@@ -211,7 +211,7 @@ def test_a_fresh_batch_every_step_and_the_same_key_gives_the_same_draws():
 @pytest.mark.parametrize(("reading", "inner", "batch_evals"),
                          [("b", "rwm", 2), ("a", "rwm", 1), ("b", "mala", 2), ("a", "mala", 1)])
 def test_cost_per_step_is_exact(reading, inner, batch_evals):
-    model = get_model("mvn_mean", n=80, dim=2, data_seed=2)
+    model = get_model("mvn_mean", n=80, dim=2, data_seed=2, precision="float64")
     algorithm = get_sampler("mint", model, batch=8, reading=reading, inner=inner)
     idata = sample(model, algorithm, key=1, draws=10, chains=2, warmup=0, thin=3,
                    progress=False)

@@ -26,7 +26,7 @@ from tempering.models import (
 
 @pytest.fixture(scope="module")
 def flat_tied():
-    return get_model("tied_means", n=2000, prior="flat", data_seed=3)
+    return get_model("tied_means", n=2000, prior="flat", data_seed=3, precision="float64")
 
 
 def test_tied_means_terms_sum_to_log_lik(flat_tied):
@@ -104,7 +104,7 @@ def test_logistic_predictive_checks_on_separable_csv(tmp_path):
     path = tmp_path / "sep.csv"
     path.write_text("a,b,label\n" + "".join(f"{float(u)!r},{float(v)!r},{k}\n" for (u, v), k in
                                             zip(x, labels, strict=True)))
-    model = get_model("logistic", data=str(path), test_fraction=0.3)
+    model = get_model("logistic", data=str(path), test_fraction=0.3, precision="float64")
     assert model.n_data == 70 and model.attrs["n_test"] == 30
     sharp = model.predictive_checks(jnp.array([[50.0, 0.0], [80.0, 1.0]]))
     assert float(sharp["test_accuracy"]) == 1.0
@@ -121,7 +121,7 @@ def test_logistic_predictive_checks_on_separable_csv(tmp_path):
 
 
 def test_logistic_bundled_mnist1v7():
-    model = get_model("logistic")
+    model = get_model("logistic", precision="float64")
     assert model.options["data"] is None and model.attrs["data_source"] == "mnist1v7"
     assert model.data["x"].shape == (800, 784) and model.data["y"].shape == (800,)
     assert model.data["x"].dtype == jnp.float64 and float(model.data["x"].max()) <= 1.0

@@ -61,7 +61,7 @@ def exact_draws(model, beta: int, n: int, rng: np.random.Generator) -> np.ndarra
 
 @pytest.mark.parametrize("layout", ["bimodal", "grid20"])
 def test_log_density_is_log_prior_plus_log_mixture(layout):
-    model = get_model("barrier", layout=layout)
+    model = get_model("barrier", layout=layout, precision="float64")
     dim, s0 = len(model.options["means"][0]), model.options["prior_sd"]
     rng = np.random.default_rng(0)
     theta = np.concatenate([exact_draws(model, 1, 20, rng), exact_draws(model, 0, 20, rng)])

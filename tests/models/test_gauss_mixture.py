@@ -62,7 +62,7 @@ def test_masses_and_log_evidence_match_grid_quadrature(options):
     theta = theta.reshape(-1, options["dim"])
     log_mass = logsumexp(component_log_mass(theta, options), axis=0)
     np.testing.assert_allclose(np.exp(log_mass - logsumexp(log_mass)), masses, atol=1e-9)
-    model = get_model("gauss_mixture", **options)
+    model = get_model("gauss_mixture", **options, precision="float64")
     log_density = np.asarray(jax.jit(jax.vmap(model.log_density))(jnp.asarray(theta)))
     log_z = exact_log_evidence(options)
     assert logsumexp(log_density) + options["dim"] * np.log(h) == pytest.approx(log_z, abs=1e-8)
@@ -141,7 +141,7 @@ def test_mode_mass_table_per_chain():
 
 @pytest.mark.parametrize("widths", ["equal", "unequal"])
 def test_log_density_is_the_exact_posterior_times_the_evidence(widths):
-    model = get_model("gauss_mixture", widths=widths)
+    model = get_model("gauss_mixture", widths=widths, precision="float64")
     masses, centres, var = posterior_components(model)
     rng = np.random.default_rng(3)
     theta = np.concatenate([centres[rng.integers(0, 4, 50)] + rng.standard_normal((50, 10)),

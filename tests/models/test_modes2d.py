@@ -32,7 +32,7 @@ from tempering.models.modes2d import (
 
 @pytest.fixture(scope="module")
 def model():
-    return get_model("modes2d")
+    return get_model("modes2d", precision="float64")
 
 
 def closed_form_log_density(theta, weights, centres, var):
@@ -92,11 +92,11 @@ def test_terms_sum_to_the_likelihood_and_prior_draws_follow_the_weights(model):
 def test_options_round_trip_and_csv_data(model, tmp_path):
     again = Modes2dOptions.model_validate(model.options)
     assert again.model_dump() == model.options
-    rebuilt = get_model("modes2d", **model.options)
+    rebuilt = get_model("modes2d", **model.options, precision=model.precision)
     np.testing.assert_array_equal(rebuilt.data["x"], model.data["x"])
     path = tmp_path / "points.csv"
     np.savetxt(path, np.asarray(model.data["x"]), delimiter=",")
-    from_csv = get_model("modes2d", data=str(path))
+    from_csv = get_model("modes2d", data=str(path), precision=model.precision)
     np.testing.assert_allclose(modes2d_posterior(from_csv)[0], modes2d_posterior(model)[0],
                                rtol=1e-12)
     np.savetxt(path, np.ones((4, 3)), delimiter=",")

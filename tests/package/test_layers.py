@@ -18,7 +18,8 @@ SRC = Path(tempering.__file__).parent
 
 #: Layers from the bottom; a module may import its own layer and the ones below.
 LAYERS = (
-    ("errors", "numerics", "registry", "config", "lapack_batching", "compile_cache", "jax_setup",
+    ("errors", "numerics", "precision", "registry", "config", "lapack_batching", "compile_cache",
+     "jax_setup",
      "lazy_arviz"),
     ("data",),
     ("gp",),

@@ -1,9 +1,9 @@
 """Start-up (issue 44): ``import tempering`` is a lazy facade that imports no JAX, ArviZ or
 sampler; ``tempering --help`` imports no JAX; ``tempering sample`` loads no ArviZ, SciPy
-statistics, matplotlib, xarray or pandas; and JAX's settings (:mod:`tempering.jax_setup`) are in
-force before any of the package's JAX code runs, whichever part is imported first. Each check runs
-in a fresh interpreter (this one has imported everything already). Timings are not tests: they
-are in CHANGELOG.md."""
+statistics, matplotlib, xarray or pandas; and JAX's settings (:mod:`tempering.jax_setup`: the
+LAPACK rule, no precision) are in force before any of the package's JAX code runs, whichever
+part is imported first. Each check runs in a fresh interpreter (this one has imported everything
+already). Timings are not tests: they are in CHANGELOG.md."""
 
 from __future__ import annotations
 
@@ -100,16 +100,17 @@ def test_sample_loads_only_what_it_uses(tmp_path):
 
 
 @pytest.mark.parametrize("module", ["tempering.models", "tempering.ladders", "tempering.numerics"])
-def test_a_part_imported_alone_sets_float64(module):
-    """Importing one part of the package alone puts JAX's settings in force: float64, and the
-    per-matrix LAPACK rule where this jaxlib needs it (``TEMPERING_LAPACK_PER_MATRIX`` unset)."""
+def test_a_part_imported_alone_sets_its_rule_and_no_precision(module):
+    """Importing one part of the package alone puts JAX's settings in force — the per-matrix
+    LAPACK rule where this jaxlib needs it (``TEMPERING_LAPACK_PER_MATRIX`` unset) — and leaves
+    JAX's precision as it was (float32: :mod:`tempering.precision`)."""
     script = (f"import {module}\n"
               "import jax\n"
               "from tempering import lapack_batching\n"
               "print(jax.config.jax_enable_x64, lapack_batching.installed() == "
               "lapack_batching.needed())\n")
     env = {k: v for k, v in os.environ.items() if k != "TEMPERING_LAPACK_PER_MATRIX"}
-    assert run_python(script, env).stdout.split() == ["True", "True"]
+    assert run_python(script, env).stdout.split() == ["False", "True"]
 
 
 def module_name(path: Path) -> str:

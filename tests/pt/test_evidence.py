@@ -20,7 +20,7 @@ from tempering.summary import summarize
 
 @pytest.fixture(scope="module")
 def small():
-    return get_model("mvn_mean", n=8, dim=2, data_seed=1)
+    return get_model("mvn_mean", n=8, dim=2, data_seed=1, precision="float64")
 
 
 def stacked_log_density(x: np.ndarray, beta: float) -> float:

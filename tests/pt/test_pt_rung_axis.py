@@ -43,7 +43,7 @@ def test_the_size_measure_sees_an_unrolled_ladder():
 def test_warmup_does_not_grow_with_the_ladder(reference, fewest):
     """The default warmup (per-rung tuning around the schedule's rounds; with the stabilized
     reference, two legs and q's fits) lowers to the same size for few rungs and for 32."""
-    model = get_model("mvn_mean", n=32, dim=2)
+    model = get_model("mvn_mean", n=32, dim=2, precision="float64")  # traced out of its scope
 
     def size(rungs):
         algorithm = get_sampler("pt", model, rungs=rungs, reference=reference)

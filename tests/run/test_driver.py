@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import arviz as az
+import jax.numpy as jnp
 import numpy as np
 import pytest
 
 from tempering import get_model, load_run, run_chains, sample, save_run
 from tempering.algorithms import get_sampler
 from tempering.errors import UserInputError
+from tempering.precision import scope
 
 
 @pytest.fixture(scope="module")
@@ -65,10 +67,13 @@ def test_warmup_is_excluded_and_stats_and_attrs_are_recorded(model):
     assert attrs["wall_seconds_sampling"] > 0 and attrs["wall_seconds_warmup"] > 0
     assert attrs["wall_seconds_compile"] > 0  # compilation is timed apart from sampling
     assert "blackjax" in attrs["versions"]
-    # lp is the log posterior at the recorded draw.
+    # lp is the log posterior at the recorded draw, in the run's precision (float32 here: a few
+    # units in the last place between the run's program and this evaluation).
     theta = idata.posterior["theta"].values[1, 7]
-    assert float(idata.sample_stats["lp"].values[1, 7]) == pytest.approx(
-        float(model.log_density(theta)), rel=1e-10)
+    assert idata.sample_stats["lp"].dtype == np.float32 and attrs["precision"] == "float32"
+    with scope(model.precision):
+        expected = float(model.log_density(jnp.asarray(theta)))
+    assert float(idata.sample_stats["lp"].values[1, 7]) == pytest.approx(expected, rel=1e-6)
 
 
 def test_thinning_runs_thin_steps_per_draw(model):

@@ -222,7 +222,8 @@ CHILD = textwrap.dedent('''
         with open("/proc/self/statm") as f:
             resident.append(int(f.read().split()[1]) * resource.getpagesize())
     FileSink.put = measured
-    run_and_save("mvn_mean", "rwm", {"model": {"dim": 100, "n": 20}, "sampler": {}}, chains=4,
+    run_and_save("mvn_mean", "rwm", {"model": {"dim": 100, "n": 20, "precision": "float64"},
+                  "sampler": {}}, chains=4,
                  draws=int(sys.argv[2]), warmup=20, seed=0, thin=1, chain_method="vmap",
                  out=sys.argv[1], progress=False)
     print(len(resident), resident[3], max(resident))

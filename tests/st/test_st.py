@@ -65,7 +65,7 @@ def test_ladders_follow_tgp_formulas():
 
 @pytest.fixture(scope="module")
 def mvn():
-    return get_model("mvn_mean", n=64, dim=3, data_seed=4)
+    return get_model("mvn_mean", n=64, dim=3, data_seed=4, precision="float64")
 
 
 @pytest.fixture(scope="module")

@@ -21,7 +21,7 @@ A family imports the shared modules and its own, never another family
 (``tests/package/test_layers.py``).
 """
 
-import tempering.jax_setup  # noqa: F401  # JAX's settings first (float64, the LAPACK rule)
+import tempering.jax_setup  # noqa: F401  # JAX's settings first (the LAPACK rule)
 from tempering.algorithms.base import Algorithm, AlgorithmInfo, Stat
 from tempering.algorithms.cost_model import paper_cost_ratios, pt_iteration_costs, tt_iteration_cost
 from tempering.algorithms.registry import SAMPLERS, build_sampler, get_sampler

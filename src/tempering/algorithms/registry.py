@@ -25,6 +25,7 @@ from tempering.algorithms.spec import SamplerSpec
 from tempering.config import validate_options
 from tempering.kernels import KERNELS
 from tempering.models.base import Model
+from tempering.precision import in_model_precision
 from tempering.registry import Registry
 
 SAMPLERS: Registry[SamplerSpec] = Registry("sampler", (
@@ -39,6 +40,7 @@ SAMPLERS: Registry[SamplerSpec] = Registry("sampler", (
 ))
 
 
+@in_model_precision
 def build_sampler(spec: SamplerSpec, model: Model, options: dict[str, Any]) -> Algorithm:
     """Validate ``options`` (one-line errors), resolve them against ``model``, run the
     sampler's pilot if it has one (:meth:`~tempering.config.Options.run_pilot`) and build.

@@ -73,4 +73,4 @@ def density_of(ladder: TemperingLadder, view: tuple, m: jax.Array) -> LogDensity
 
 def rung_costs(ladder: TemperingLadder) -> jax.Array:
     """The full-data-equivalent cost of one evaluation on each rung, as an (R,) array."""
-    return jnp.asarray(ladder.costs, dtype=jnp.float64)
+    return jnp.asarray(ladder.costs, dtype=float)

@@ -45,7 +45,7 @@ def single_kernel(model: Model, options: Options, *, spec: KernelSpec) -> Algori
         state, info = bound.make(rung.log_density, params).step(key, state)
         cost = info.n_evals * rung.cost
         stats = {DIVERGING.name: info.diverging, N_EVALS.name: info.n_evals}
-        return state, AlgorithmInfo(jnp.asarray(info.acceptance_rate, jnp.float64), cost,
+        return state, AlgorithmInfo(jnp.asarray(info.acceptance_rate, float), cost,
                                     state.logdensity, stats)
 
     return Algorithm(init, warmup, step, lambda state: state.position, bound.params,

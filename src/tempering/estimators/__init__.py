@@ -5,7 +5,7 @@ combinations (:mod:`importance`, seed 001), thermodynamic-integration and steppi
 these are what it does not have. Nothing here reads a run file.
 """
 
-import tempering.jax_setup  # noqa: F401  # JAX's settings first (float64, the LAPACK rule)
+import tempering.jax_setup  # noqa: F401  # JAX's settings first (the LAPACK rule)
 from tempering.estimators.evidence import EvidenceResult, log_evidence
 from tempering.estimators.importance import (
     WEIGHTS,

@@ -17,8 +17,10 @@ import jax.numpy as jnp
 import numpy as np
 
 from tempering.lazy_arviz import arviz
+from tempering.precision import in_float64
 
 
+@in_float64
 def delta_mcse(series: np.ndarray, estimator: Callable[[jax.Array], jax.Array]) -> float:
     """MCSE of ``estimator(series.mean((0, 1)))`` for ``series`` of shape (chain, draw, K).
 
@@ -29,7 +31,7 @@ def delta_mcse(series: np.ndarray, estimator: Callable[[jax.Array], jax.Array]) 
     if series.shape[1] < 4:
         return float("nan")
     means = jnp.asarray(series.mean(axis=(0, 1)))
-    grad = np.asarray(jax.grad(lambda a: jnp.asarray(estimator(a), jnp.float64))(means))
+    grad = np.asarray(jax.grad(lambda a: jnp.asarray(estimator(a), float))(means))
     if not np.all(np.isfinite(grad)):
         return float("nan")
     psi = series @ grad

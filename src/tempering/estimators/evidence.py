@@ -31,6 +31,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from tempering.estimators.delta import delta_mcse
+from tempering.precision import in_float64
 
 
 class EvidenceResult(NamedTuple):
@@ -62,6 +63,7 @@ def _series(energy: np.ndarray, rung: np.ndarray, betas: np.ndarray):
     return series, centre, shift, deltas
 
 
+@in_float64
 def log_evidence(energy: np.ndarray, rung: np.ndarray, betas: np.ndarray) -> EvidenceResult:
     """TI and stepping-stone estimates of log Z(k_0) − log Z(k_{m−1}).
 

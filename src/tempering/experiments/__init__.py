@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import tempering.jax_setup  # noqa: F401  # JAX's settings first (float64, the LAPACK rule)
+import tempering.jax_setup  # noqa: F401  # JAX's settings first (the LAPACK rule)
 from tempering import UserInputError
 from tempering.experiments import gsk2010, li_wong, neal2010, vdm2014, wang_neal2013
 from tempering.registry import Registry, RunnableSpec

@@ -6,4 +6,4 @@ This layer sits beside the run layer (``docs/architecture.md``, "Layers"): it ru
 the package's own driver, run files or summaries.
 """
 
-import tempering.jax_setup  # noqa: F401  # JAX's settings first (float64, the LAPACK rule)
+import tempering.jax_setup  # noqa: F401  # JAX's settings first (the LAPACK rule)

@@ -4,7 +4,7 @@ Adding a kernel is one module exporting ``SPEC`` (see :mod:`tempering.kernels.ba
 in the tuple below; every sampler that takes an ``inner`` kernel then accepts it by name.
 """
 
-import tempering.jax_setup  # noqa: F401  # JAX's settings first (float64, the LAPACK rule)
+import tempering.jax_setup  # noqa: F401  # JAX's settings first (the LAPACK rule)
 from tempering.kernels import hmc, mala, nuts, rj_changepoint, rwm, slice
 from tempering.kernels.base import BoundKernel, Kernel, KernelSpec, StepInfo
 from tempering.registry import Registry

@@ -135,7 +135,7 @@ class KernelSpec(NamedTuple):
         kernel's per-rung rule applied (RWM: σ_m = σ β_m^(−1/2), seed 000 §4.3; HMC's ε, slice
         widths and NUTS's start are the same on every rung — warmup may adapt each rung's own)."""
         xp = array_module(betas, bound.params)  # traced while a schedule adapts
-        beta = xp.asarray(betas, dtype=np.float64)
+        beta = xp.asarray(betas, dtype=float)
         stacked = jax.tree.map(lambda p: xp.stack([xp.asarray(p)] * beta.shape[0]), bound.params)
         scaled = stacked if self.scale_for_rung is None else self.scale_for_rung(stacked, beta)
         return scaled if xp is jnp else jax.device_put(scaled)

@@ -44,7 +44,7 @@ def make(logdensity_fn: LogDensity, step_size, num_steps: int = 10,
         algorithm = blackjax.hmc(logdensity_fn, step_size, imm, num_steps)
         state, info = algorithm.step(key, state)
         return state, StepInfo(info.acceptance_rate, info.is_accepted,
-                               jnp.asarray(num_steps, jnp.float64), info.is_divergent)
+                               jnp.asarray(num_steps, float), info.is_divergent)
 
     return Kernel(init, step)
 
@@ -79,10 +79,10 @@ def window_warmup(key, logdensity_fn: LogDensity, position, num_steps: int, para
         initial_step_size=params["step_size"], target_acceptance_rate=target_accept,
         num_integration_steps=leapfrog_steps)
     (state, tuned), _ = adaptation.run(key, position, num_steps)
-    n_evals = jnp.asarray(float(num_steps * leapfrog_steps), jnp.float64)
-    return state, {"step_size": jnp.asarray(tuned["step_size"], jnp.float64),
+    n_evals = jnp.asarray(float(num_steps * leapfrog_steps), float)
+    return state, {"step_size": jnp.asarray(tuned["step_size"], float),
                    "inverse_mass_matrix": jnp.asarray(tuned["inverse_mass_matrix"],
-                                                      jnp.float64)}, n_evals
+                                                      float)}, n_evals
 
 
 SPEC = KernelSpec(

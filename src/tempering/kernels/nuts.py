@@ -34,7 +34,7 @@ def make(logdensity_fn: LogDensity, step_size, inverse_mass_matrix,
     def step(key, state):
         state, info = algorithm.step(key, state)
         return state, StepInfo(info.acceptance_rate, jnp.ones((), bool),
-                               info.num_integration_steps.astype(jnp.float64), info.is_divergent)
+                               info.num_integration_steps.astype(float), info.is_divergent)
 
     return Kernel(algorithm.init, step)
 
@@ -49,8 +49,8 @@ def bind(options: NutsOptions, dim: int) -> BoundKernel:
             blackjax.nuts, logdensity_fn, target_acceptance_rate=options.target_accept,
             initial_step_size=params["step_size"], max_num_doublings=options.max_tree_depth)
         (state, tuned), info = adaptation.run(key, position, num_steps)
-        n_evals = jnp.sum(info.info.num_integration_steps).astype(jnp.float64)
-        return state, {"step_size": jnp.asarray(tuned["step_size"], jnp.float64),
+        n_evals = jnp.sum(info.info.num_integration_steps).astype(float)
+        return state, {"step_size": jnp.asarray(tuned["step_size"], float),
                        "inverse_mass_matrix": tuned["inverse_mass_matrix"]}, n_evals
 
     params = jax.device_put({"step_size": np.asarray(options.step_size, np.float64),

@@ -192,7 +192,7 @@ def make(logdensity_fn: LogDensity, k_max: int, height_step: Array | float = 0.5
     probs = jnp.asarray(move_probabilities(k_max, lam, c_max))
 
     def init(position):
-        position = jnp.asarray(position, jnp.float64)
+        position = jnp.asarray(position, float)
         return RjState(position, finite_or_neg_inf(logdensity_fn(position)))
 
     def one_move(state, key):

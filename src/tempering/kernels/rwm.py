@@ -56,7 +56,7 @@ def scale_for_rung(params, betas):
     """σ_m = σ β_m^(−1/2) on rung m (seed 000 §4.3); a prior rung (β = 0) takes the scale of the
     smallest positive β."""
     xp = array_module(params, betas)  # NumPy on a builder's numbers: no compiled program
-    betas = xp.asarray(betas, np.float64)
+    betas = xp.asarray(betas, float)
     floor = xp.min(xp.where(betas > 0, betas, np.inf))
     scale = xp.maximum(betas, floor) ** -0.5
     return {**params, "step_size": params["step_size"] * scale[:, None]}

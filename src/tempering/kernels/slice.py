@@ -49,7 +49,7 @@ def make(logdensity_fn: LogDensity, width, max_steps: int = 10, max_shrink: int 
     def step(key, state):
         state, info = sweep(key, state, logdensity_fn)
         n_evals = 2 * state.position.shape[0] + info.num_expansions + info.num_shrink
-        return state, StepInfo(jnp.ones(()), info.is_accepted, n_evals.astype(jnp.float64),
+        return state, StepInfo(jnp.ones(()), info.is_accepted, n_evals.astype(float),
                                jnp.zeros((), bool))
 
     return Kernel(init, step)

@@ -1,6 +1,6 @@
 """Rungs of a temperature or approximation ladder, and the schedules that place them."""
 
-import tempering.jax_setup  # noqa: F401  # JAX's settings first (float64, the LAPACK rule)
+import tempering.jax_setup  # noqa: F401  # JAX's settings first (the LAPACK rule)
 from tempering.ladders.adaptive import barrier_profile, cumulative_barrier, equal_barrier_betas
 from tempering.ladders.base import Ladder, Rung, power_ladder, target_rung
 from tempering.ladders.schedule import (

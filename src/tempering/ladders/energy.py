@@ -42,7 +42,7 @@ def energy_levels(h0: Array | float, temperatures: np.ndarray, c: float) -> Arra
     offsets = np.concatenate([[0.0], np.cumsum(steps)])
     if array_module(h0) is np:  # numbers: NumPy and a transfer, no compiled program
         return jax.device_put(np.float64(h0) + offsets)
-    return jnp.asarray(h0, jnp.float64) + jnp.asarray(offsets)
+    return jnp.asarray(h0, float) + jnp.asarray(offsets)
 
 
 def ring_index(energy: Array, levels: Array) -> Array:

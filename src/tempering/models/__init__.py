@@ -1,6 +1,6 @@
 """Models: the ``Model`` contract, the built-in models and their registry."""
 
-import tempering.jax_setup  # noqa: F401  # JAX's settings first (float64, the LAPACK rule)
+import tempering.jax_setup  # noqa: F401  # JAX's settings first (the LAPACK rule)
 from tempering.models.barrier import barrier_posterior, communication_barrier
 from tempering.models.base import Model, ModelSpec, ParamSpec
 from tempering.models.changepoint_exact import changepoint_exact_posterior

@@ -26,6 +26,7 @@ import jax
 import jax.numpy as jnp
 
 from tempering.numerics import finite_or_neg_inf
+from tempering.precision import in_force
 
 Array = jax.Array
 PyTree = Any
@@ -86,6 +87,10 @@ class Model:
         Length of θ when it is not the sum of the ``params`` sizes — a user's model whose output
         holds derived quantities (NumPyro ``deterministic`` sites) or whose constrained shapes
         differ from the unconstrained ones (a simplex); ``None``: the sum.
+    precision
+        ``"float32"`` or ``"float64"``: the width its runs compute in (:mod:`tempering.precision`:
+        the sampler's build and every program of its runs are traced inside that scope); by
+        default the precision in force where the model is made, as its arrays are.
     """
 
     name: str
@@ -103,6 +108,7 @@ class Model:
     predictive_checks: Callable[[Array], dict[str, Array]] | None = None
     splits: dict[str, Any] = field(default_factory=dict)
     theta_dim: int | None = None
+    precision: str = field(default_factory=in_force)
 
     @classmethod
     def from_logdensity(cls, log_prior: Callable[[Array], Array],
@@ -150,13 +156,15 @@ class Model:
 
     def init_position(self, key: Array) -> Array:
         """An initial θ for one chain."""
-        return jnp.asarray(self.init_fn(key), dtype=jnp.float64)
+        return jnp.asarray(self.init_fn(key), dtype=float)
 
 
 class ModelSpec(NamedTuple):
     """A registered model: its name, one line for ``tempering models``, its options class (unknown
-    keys are errors), ``build(options) -> Model`` and whether its models carry
-    ``predictive_checks`` (so a run summary rebuilds the model only when it has something to add).
+    keys are errors), ``build(options) -> Model``, whether its models carry
+    ``predictive_checks`` (so a run summary rebuilds the model only when it has something to add)
+    and the precision it is built and run in unless the user chooses
+    (:mod:`tempering.precision`).
     """
 
     name: str
@@ -164,3 +172,4 @@ class ModelSpec(NamedTuple):
     options: type[Any]
     build: Callable[[Any], Model]
     predictive: bool = False
+    precision: str = "float32"

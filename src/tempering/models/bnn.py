@@ -122,7 +122,7 @@ def bnn_model(split: Split, classes: int, hidden: int = 200, *, prior: str = "ga
 
     checks = None
     if split.x_test.shape[0]:
-        x_test = jnp.asarray(split.x_test, jnp.float64)
+        x_test = jnp.asarray(split.x_test, float)
         checks = predictive_checks(lambda theta: log_probs(theta, x_test, params),
                                    np.asarray(split.y_test, np.int32))
 

@@ -184,7 +184,7 @@ def sample_prior(key: Array, prior: Prior) -> Array:
     u = jnp.where(jnp.arange(K) < k, draws[1:2 * K:2], 0.0)
     eta = jnp.log(jax.random.gamma(h_key, prior.alpha, (K + 1,))) - np.log(prior.beta)
     eta = jnp.where(jnp.arange(K + 1) <= k, eta, 0.0)
-    return jnp.concatenate([k[None].astype(jnp.float64), u, eta])
+    return jnp.concatenate([k[None].astype(float), u, eta])
 
 
 def changepoint_model(times: np.ndarray, t_min: float, t_max: float, *, lam: float = 3.0,
@@ -212,7 +212,7 @@ def changepoint_model(times: np.ndarray, t_min: float, t_max: float, *, lam: flo
 
     def constrain(theta):
         p = unpack(theta, k_max)
-        return {"k": p.k.astype(jnp.float64),
+        return {"k": p.k.astype(float),
                 "position": jnp.where(p.pos_active, t_min + length * p.u, jnp.nan),
                 "height": jnp.where(p.seg_active, jnp.exp(p.eta) / length, jnp.nan)}
 

@@ -124,4 +124,5 @@ SPEC = ModelSpec(
     "GP regression, c² + η² exp(−‖x−x′‖²/ρ²) covariance (seed 002 §5.1)",
     GpConstOptions,
     build,
+    precision="float64",  # Cholesky factors of the kernel matrix
 )

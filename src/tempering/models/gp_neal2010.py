@@ -203,4 +203,5 @@ SPEC = ModelSpec(
     "Neal's GP regression, 12 covariates, fast η, σ (seed 004 §3)",
     GpNeal2010Options,
     build,
+    precision="float64",  # Cholesky factors of the kernel matrix
 )

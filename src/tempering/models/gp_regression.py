@@ -215,4 +215,5 @@ SPEC = ModelSpec(
     "GP regression hyperparameters, SE-ARD kernel (seed 000 §4.2)",
     GpRegressionOptions,
     build,
+    precision="float64",  # Cholesky factors of the kernel matrix
 )

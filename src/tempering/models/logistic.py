@@ -118,7 +118,7 @@ def logistic_model(split: Split, *, prior: str = "gaussian", prior_sd: float = 1
 
     checks = None
     if split.x_test.shape[0]:
-        x_test = jnp.asarray(split.x_test, jnp.float64)
+        x_test = jnp.asarray(split.x_test, float)
 
         def log_probs(theta):
             z = x_test @ theta

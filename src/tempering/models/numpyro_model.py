@@ -44,6 +44,8 @@ from jax.flatten_util import ravel_pytree
 from tempering.errors import UserInputError
 from tempering.models.base import Array, Model, ParamSpec, PyTree
 from tempering.models.user import as_data, first_line
+from tempering.numerics import float_dtype
+from tempering.precision import in_force, scope
 
 
 def import_numpyro() -> Any:
@@ -199,7 +201,7 @@ def check_start(model: Model, numpyro: Any, model_fn: Callable, args: tuple, kwa
 
 def check_terms(model: Model) -> None:
     """The terms have shape (m,) on the full data and on a one-point view (by shape only)."""
-    theta = jax.ShapeDtypeStruct((model.dim,), jnp.float64)
+    theta = jax.ShapeDtypeStruct((model.dim,), float_dtype())
     for view in (model.data, jax.tree.map(lambda a: a[:1], model.data)):
         m = int(jax.tree.leaves(view)[0].shape[0])
         out = jax.eval_shape(model.log_lik_terms, theta, view)
@@ -299,7 +301,18 @@ def from_numpyro(model_fn: Callable[..., Any], *args: Any,
     UserInputError
         NumPyro missing, a model that fails on its inputs, discrete or ``param`` sites, no
         observed site, subsample plates, or ``data_kwargs`` that break the rules above.
+
+    The model computes in the precision in force where it is called (NumPyro's way: float64 if
+    ``jax_enable_x64`` is on, float32 otherwise; :mod:`tempering.precision`).
     """
+    precision = in_force()
+    with scope(precision):
+        return _built(model_fn, args, kwargs, data_kwargs, name, init_strategy, precision)
+
+
+def _built(model_fn: Callable[..., Any], args: tuple, kwargs: dict[str, Any],
+           data_kwargs: Sequence[str] | None, name: str | None, init_strategy: Callable | None,
+           precision: str) -> Model:
     numpyro = import_numpyro()
     if not callable(model_fn):
         raise UserInputError(f"from_numpyro: expected a NumPyro model function, got "
@@ -322,7 +335,7 @@ def from_numpyro(model_fn: Callable[..., Any], *args: Any,
         constrain_fn=fns.constrain, init_fn=fns.init,
         theta_dim=fns.size,
         attrs={"numpyro_model": getattr(model_fn, "__qualname__", repr(model_fn)),
-               "data_kwargs": list(names)})
+               "data_kwargs": list(names)}, precision=precision)
     if names:
         check_terms(model)
     check_start(model, numpyro, model_fn, args, kwargs, fns.unravel)

@@ -41,7 +41,7 @@ def predictive_checks(log_probs_fn: Callable[[Array], Array], labels: np.ndarray
 
     @jax.jit
     def checks(thetas: Array) -> dict[str, Array]:
-        thetas = jnp.atleast_2d(jnp.asarray(thetas, dtype=jnp.float64))
+        thetas = jnp.atleast_2d(jnp.asarray(thetas, dtype=float))
         first = log_probs_fn(thetas[0])
 
         def add(total, theta):
@@ -50,7 +50,7 @@ def predictive_checks(log_probs_fn: Callable[[Array], Array], labels: np.ndarray
         total, _ = jax.lax.scan(add, first, thetas[1:])
         log_mean = total - jnp.log(thetas.shape[0])
         picked = jnp.take_along_axis(log_mean, y[:, None], axis=1)[:, 0]
-        hits = (jnp.argmax(log_mean, axis=1) == y).astype(jnp.float64)
+        hits = (jnp.argmax(log_mean, axis=1) == y).astype(float)
         return {"test_accuracy": jnp.mean(hits),
                 "test_log_predictive": jnp.mean(picked)}
 

@@ -53,6 +53,8 @@ import numpy as np
 from tempering.errors import UserInputError
 from tempering.models.base import Array, Model, ParamSpec, PyTree
 from tempering.models.user import as_data, first_line
+from tempering.numerics import float_dtype
+from tempering.precision import scope
 
 #: PyMC's ``_init_jitter`` tries this many jittered points before giving up.
 JITTER_TRIES = 10
@@ -301,7 +303,13 @@ def from_pymc(pymc_model: Any, *, per_datum: bool | None = None, name: str | Non
 
 
 def build(pymc_model: Any, per_datum: bool | None, name: str | None) -> Model:
-    """:func:`from_pymc`'s work."""
+    """:func:`from_pymc`'s work, in float64: PyTensor types its graphs by ``floatX``, float64 by
+    default, and its JAX functions keep those types."""
+    with scope("float64"):
+        return _built(pymc_model, per_datum, name)
+
+
+def _built(pymc_model: Any, per_datum: bool | None, name: str | None) -> Model:
     pymc, jaxified = import_pymc()
     if not isinstance(pymc_model, pymc.Model):
         raise UserInputError(f"from_pymc: expected a pymc.Model, got {type(pymc_model).__name__}")
@@ -311,13 +319,14 @@ def build(pymc_model: Any, per_datum: bool | None, name: str | None) -> Model:
     if per_datum and terms.terms is None:
         raise UserInputError(f"from_pymc: per_datum: {terms.reason}")
     fns = functions(jaxified, pymc_model, terms)
-    out_shapes = jax.eval_shape(fns.constrain, jax.ShapeDtypeStruct(fns.start.shape, jnp.float64))
+    out_shapes = jax.eval_shape(fns.constrain,
+                                jax.ShapeDtypeStruct(fns.start.shape, float_dtype()))
     model = Model(
         name=name or f"pymc:{pymc_model.name or 'model'}", data=as_data(terms.data),
         log_prior_fn=fns.log_prior, log_lik_fn=fns.log_lik, log_lik_terms_fn=fns.log_lik_terms,
         alpha=1.0, params=tuple(ParamSpec(k, tuple(out_shapes[k].shape)) for k in fns.names),
         constrain_fn=fns.constrain, init_fn=fns.init, theta_dim=int(fns.start.size),
         attrs={"pymc_value_vars": [v.name for v in pymc_model.value_vars],
-               "per_datum": terms.reason or sorted(terms.data or {})})
+               "per_datum": terms.reason or sorted(terms.data or {})}, precision="float64")
     check_start(model, jaxified, pymc_model, fns)
     return model

@@ -62,7 +62,7 @@ def tied_means_model(x: np.ndarray, *, noise_var: float = 2.0,
                      options: dict | None = None, attrs: dict | None = None) -> Model:
     """Build the model from a 1-D data array (see the module docstring for the maths)."""
     x = np.asarray(x, dtype=np.float64).reshape(-1)
-    prior_sd = jnp.sqrt(jnp.asarray(prior_var, dtype=jnp.float64))
+    prior_sd = jnp.sqrt(jnp.asarray(prior_var, dtype=float))
     const = float(np.log(0.5) - 0.5 * (LOG_2PI + np.log(noise_var)))
 
     def log_prior(theta):

@@ -27,6 +27,8 @@ import numpy as np
 
 from tempering.errors import UserInputError
 from tempering.models.base import Array, Model, ParamSpec, PyTree
+from tempering.numerics import float_dtype
+from tempering.precision import checked, in_force, scope
 
 #: What ``params`` may be: {name: shape} (an int is a vector's length) or ParamSpecs / pairs.
 ParamsLike = Mapping[str, int | Sequence[int]] | Sequence[ParamSpec | tuple[str, Any]]
@@ -216,6 +218,7 @@ def from_logdensity(
     name: str = "user",
     alpha: float = 1.0,
     attrs: dict[str, Any] | None = None,
+    precision: str | None = None,
 ) -> Model:
     """A :class:`~tempering.models.base.Model` from log densities on a flat unconstrained θ.
 
@@ -255,6 +258,10 @@ def from_logdensity(
         Cost exponent: an evaluation on m of n points costs (m/n)^α full ones (1 for i.i.d.).
     attrs
         Extra facts recorded in run files.
+    precision
+        ``"float32"`` or ``"float64"``: what its runs compute in (:mod:`tempering.precision`);
+        default the one in force where it is called (float64 if you enabled ``jax_enable_x64``,
+        as the arrays you built then are).
 
     Returns
     -------
@@ -267,18 +274,21 @@ def from_logdensity(
         the wrong shape on θ of length d.
     """
     check_callables(log_prior, log_lik, log_lik_terms, constrain, init, alpha)
+    precision = checked(precision or in_force())
     specs = as_params(params, dim if params is None else None)
     size = sum(spec.size for spec in specs)
     theta_dim = theta_length(dim, size, constrain is not None)
-    data = as_data(data)
-    theta = jax.ShapeDtypeStruct((theta_dim,), jnp.float64)
-    log_lik = checked_log_lik(log_prior, log_lik, log_lik_terms, theta, data)
-    constrain = constrain or split_params(specs)
-    check_constrain(constrain, theta, specs)
-    init = checked_init(init, theta_dim)
-    if log_lik_terms is not None:
-        check_terms_sum(log_lik, log_lik_terms, jnp.asarray(init(jax.random.key(0)), float), data)
+    with scope(precision):
+        data = as_data(data)
+        theta = jax.ShapeDtypeStruct((theta_dim,), float_dtype())
+        log_lik = checked_log_lik(log_prior, log_lik, log_lik_terms, theta, data)
+        constrain = constrain or split_params(specs)
+        check_constrain(constrain, theta, specs)
+        init = checked_init(init, theta_dim)
+        if log_lik_terms is not None:
+            check_terms_sum(log_lik, log_lik_terms, jnp.asarray(init(jax.random.key(0)), float),
+                            data)
     return Model(name=name, data=data, log_prior_fn=log_prior, log_lik_fn=log_lik,
                  log_lik_terms_fn=log_lik_terms, alpha=float(alpha), params=specs,
                  constrain_fn=constrain, init_fn=init, attrs=dict(attrs or {}),
-                 theta_dim=None if theta_dim == size else theta_dim)
+                 theta_dim=None if theta_dim == size else theta_dim, precision=precision)

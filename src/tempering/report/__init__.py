@@ -9,7 +9,7 @@ PNG data URIs and the CSS is inline: no scripts, no request to anything outside 
 string taken from a run file is HTML-escaped.
 """
 
-import tempering.jax_setup  # noqa: F401  # JAX's settings first (float64, the LAPACK rule)
+import tempering.jax_setup  # noqa: F401  # JAX's settings first (the LAPACK rule)
 from tempering.report.page import render_page, write_report
 from tempering.report.runs import LoadedRun, load_runs
 

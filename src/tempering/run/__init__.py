@@ -1,3 +1,3 @@
 """The driver: chains, chunks, progress, ArviZ output."""
 
-import tempering.jax_setup  # noqa: F401  # JAX's settings first (float64, the LAPACK rule)
+import tempering.jax_setup  # noqa: F401  # JAX's settings first (the LAPACK rule)

@@ -31,6 +31,7 @@ from tempering.models import MODELS
 from tempering.models.base import Model
 from tempering.models.user_file import is_file_model
 from tempering.numerics import jit_once
+from tempering.precision import in_model_precision
 from tempering.run.checkpoint import Ledger, empty_like, take_rows, to_device
 from tempering.run.compiled import Compiled
 from tempering.run.progress import RunProgress, done_line, run_progress
@@ -115,6 +116,7 @@ def _keys(model: Model, key: int | jax.Array, init: Any, chains: int) -> Keys:
     return start(np.int64(seed) if seed is not None else key, given)
 
 
+@in_model_precision
 def new_ledger(algorithm: Algorithm, model: Model, *, key: int | jax.Array, chains: int,
                init: Any = None) -> Ledger:
     """The empty ledger of a run: no chain warmed, no draws; states shaped by the algorithm's
@@ -122,6 +124,7 @@ def new_ledger(algorithm: Algorithm, model: Model, *, key: int | jax.Array, chai
     return _empty_ledger(algorithm, _keys(model, key, init, chains), chains)
 
 
+@in_model_precision
 def traced_start(model: Model, algorithm: Algorithm, *, key: int | jax.Array, chains: int,
                  init: Any, thin: int) -> tuple[Ledger, dict[str, jax.ShapeDtypeStruct]]:
     """The empty ledger of a run and one draw's record by name, traced (nothing compiled): what
@@ -161,6 +164,7 @@ def chunk_length(draws: int, chunk_size: int | None, per_draw_bytes: int,
     return chunk
 
 
+@in_model_precision
 def run_chains(model: Model, algorithm: Algorithm, *, key: int | jax.Array, draws: int = 1000,
                chains: int = 4, warmup: int = 500, thin: int = 1, init: Any = None,
                chain_method: ChainMethod | str = ChainMethod.VMAP, chunk_size: int | None = None,
@@ -333,7 +337,8 @@ def start_attrs(model: Model, algorithm: Algorithm, resume_attrs: dict[str, Any]
     """The run attributes known before it starts (a run file carries them from the start)."""
     return {**resume_attrs, "sampler_facts": dict(algorithm.facts),
             "headline": [h._asdict() for h in algorithm.headline], "model_attrs": model.attrs,
-            "n_data": model.n_data, "alpha": model.alpha, "versions": _versions()}
+            "n_data": model.n_data, "alpha": model.alpha, "precision": model.precision,
+            "versions": _versions()}
 
 
 def _check_arguments(*, draws: int, chains: int, warmup: int, thin: int,

@@ -79,7 +79,8 @@ class RunSpec:
         Registry names (``tempering models``, ``tempering samplers``), or ``file.py:NAME`` for a
         user's model.
     model_options, sampler_options
-        Their options (a ``name`` key is dropped: the table of a TOML config may carry one).
+        Their options (a ``name`` key is dropped: the table of a TOML config may carry one); a
+        built model's record its ``precision`` too (:mod:`tempering.precision`).
         ``sampler_options`` is ``None`` for an algorithm built by hand, not from the registry:
         such a run is recorded but cannot be rebuilt.
     seed
@@ -144,7 +145,8 @@ class RunSpec:
         validated options and the sampler's resolved ones (``None`` for an algorithm built by
         hand)."""
         options = None if algorithm.options is None else algorithm.options.model_dump()
-        return self.replace(model_options=model.options or {}, sampler_options=options)
+        return self.replace(model_options={**(model.options or {}), "precision": model.precision},
+                            sampler_options=options)
 
     def to_attrs(self) -> dict[str, Any]:
         """The run file's rebuild attributes (JSON-ready)."""

@@ -17,6 +17,7 @@ import jax.numpy as jnp
 
 from tempering.errors import UserInputError
 from tempering.models import MODELS
+from tempering.precision import scope
 from tempering.run.output import run_attr
 from tempering.run.predict import model_from_run, posterior_theta_identity
 
@@ -40,7 +41,8 @@ def predictive_summary(idata: az.InferenceData, max_draws: int = MAX_DRAWS) -> d
         theta = posterior_theta_identity(model, idata, max_draws)
     except UserInputError as err:
         return {"predictive": {"unavailable": str(err)}}
-    checks = model.predictive_checks(jnp.asarray(theta))
+    with scope(model.precision):
+        checks = model.predictive_checks(jnp.asarray(theta))
     return {"predictive": {
         "test_accuracy": float(checks["test_accuracy"]),
         "test_log_predictive": float(checks["test_log_predictive"]),

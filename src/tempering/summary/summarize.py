@@ -86,6 +86,7 @@ def summarize(idata: az.InferenceData, weights: Weights | None = None) -> dict[s
         "model": run_attr(idata, "model"),
         "chains": int(idata["posterior"].sizes["chain"]),
         "draws": int(idata["posterior"].sizes["draw"]),
+        "precision": run_attr(idata, "precision"),
         "params": params,
         "rhat_max": float(np.max(rhats)),
         "ess_bulk_min": ess_min,

@@ -126,7 +126,7 @@ def step_info(state: EnsembleState, accepted: Array, slow_evals: Array,
     """The driver's record of an iteration: acceptance = the share of slow updates accepted,
     cost = slow evaluations (each counted as one full evaluation), the slow acceptance added to
     ``stats``."""
-    rate = accepted.astype(jnp.float64)
+    rate = accepted.astype(float)
     return AlgorithmInfo(jnp.mean(rate), slow_evals, state.log_density,
                          {**stats, "slow_evals": slow_evals, "slow_acceptance": rate})
 

@@ -201,7 +201,7 @@ def run_pilot(model: Model, temps: np.ndarray, scans: int, seed: int
 
     def pilot(seed, temperatures):  # the chain's start inside: nothing runs op by op
         k_start, key = jax.random.split(jax.random.PRNGKey(seed))
-        start = jnp.asarray(model.init_position(k_start), jnp.float64)
+        start = jnp.asarray(model.init_position(k_start), float)
         positions = jnp.broadcast_to(start, (rungs, start.shape[0]))
         energies = jax.vmap(energy)(positions)
         state = PilotState(positions, energies, 0.1 * jnp.sqrt(temperatures),

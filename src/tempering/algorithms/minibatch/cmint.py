@@ -167,9 +167,9 @@ def build(model: Model, options: CmintOptions) -> Algorithm:
         scaled = {**params, "step_size": params["step_size"] * mult}
         inner, info = mint_kernel(target, bound, options.reading, scaled).step(key, state.inner)
         stats = {**mint_stats(target, options.reading, inner), ROUND.name: round_,
-                 STEP_SCALE.name: mult, SNAPSHOT.name: snapshot.astype(jnp.float64)}
+                 STEP_SCALE.name: mult, SNAPSHOT.name: snapshot.astype(float)}
         return CmintState(inner, state.steps + 1), AlgorithmInfo(
-            jnp.asarray(info.acceptance_rate, jnp.float64), info.n_evals * target.cost,
+            jnp.asarray(info.acceptance_rate, float), info.n_evals * target.cost,
             inner.logdensity, stats)
 
     facts = {**mint_facts(model, options), "steps_per_epoch": schedule.steps_per_epoch,

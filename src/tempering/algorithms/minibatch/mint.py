@@ -141,7 +141,7 @@ def mint_kernel(target: MinibatchTarget, bound: BoundKernel, reading: Reading,
 
 
 def mint_stats(target: MinibatchTarget, reading: Reading, state) -> dict[str, jax.Array]:
-    stats = {BATCH_SIZE.name: jnp.asarray(target.m, jnp.float64)}
+    stats = {BATCH_SIZE.name: jnp.asarray(target.m, float)}
     if reading == "a":
         stats[MEAN_LOG_LIK.name] = (state.logdensity - target.log_prior(state.position)) \
             / target.scale
@@ -187,7 +187,7 @@ def build(model: Model, options: MintOptions) -> Algorithm:
 
     def step(key, state, params):
         state, info = mint_kernel(target, bound, options.reading, params).step(key, state)
-        return state, AlgorithmInfo(jnp.asarray(info.acceptance_rate, jnp.float64),
+        return state, AlgorithmInfo(jnp.asarray(info.acceptance_rate, float),
                                     info.n_evals * target.cost, state.logdensity,
                                     mint_stats(target, options.reading, state))
 

@@ -213,7 +213,7 @@ def parallel_tempering(ladder: TemperingLadder, bound: BoundKernel, params: Any,
         new = moved_state(state, replicas, index)
         stats |= {ROUND_TRIPS.name: new.round_trips, RUNG_ACCEPTANCE.name: rung_accept,
                   REPLICA_AT_RUNG.name: index,
-                  BETA.name: jnp.asarray(schedule(state), jnp.float64)}
+                  BETA.name: jnp.asarray(schedule(state), float)}
         if variational:
             stats[REFERENCE_ACTIVE.name] = state.view[1].active
         if not two_legs:
@@ -327,7 +327,7 @@ def _all_rungs_stats(model: Model, betas: tuple[float, ...], replicas: Any
     """Every rung's index, U = log p(X | θ) and log weight (1 − β) U; the evaluations' cost.
     U is read off the cached density, (h_m − log p(θ))/β_m; a rung at β = 0 (fixed ladders only)
     evaluates log p(X | θ), counted."""
-    beta = jnp.asarray(betas, jnp.float64)
+    beta = jnp.asarray(betas, float)
     log_prior = jax.vmap(model.log_prior)(replicas.position)
     energy = (replicas.logdensity - log_prior) / jnp.where(beta > 0, beta, 1.0)
     at_prior = betas[-1] == 0.0  # only a ladder's last rung can be the prior

@@ -109,7 +109,7 @@ def run_rounds(step: Callable, swap_stats: Callable, reinit: Callable, key: jax.
         state, info = step(jax.random.fold_in(key, t), state, params)
         sums = sums.add(*swap_stats(info), state.replicas.position[rounds.target], full)
         u = t + 2  # round r ends after scan t when t + 2 = 2^(r + 1); t is not batched, so
-        r = jnp.round(jnp.log2(u.astype(jnp.float64))).astype(jnp.int32) - 1  # a real branch
+        r = jnp.round(jnp.log2(u.astype(float))).astype(jnp.int32) - 1  # a real branch
         ends = ((u & (u - 1)) == 0) & (r < count)
         state, params, moving = jax.lax.cond(
             ends, lambda: close_round(rounds, reinit, jnp.clip(r, 0, rounds.max_rounds - 1),

@@ -46,7 +46,7 @@ def pilot_log_pseudo_prior(betas: Array, mean_energy: Array) -> Array:
     Falls back to the uniform pseudo-prior when any Ê_i is not finite (a rung whose pilot chain
     never left a region of zero density).
     """
-    betas = jnp.asarray(betas, jnp.float64)
+    betas = jnp.asarray(betas, float)
     steps = (betas[:-1] - betas[1:]) * (mean_energy[:-1] + mean_energy[1:]) / 2.0
     log_z = jnp.concatenate([jnp.zeros(1), -jnp.cumsum(steps)])
     uniform = uniform_log_pseudo_prior(betas.shape[0])
@@ -65,7 +65,7 @@ def sa_update(log_p: Array, rung: Array, t: Array, c0: float, n0: float) -> Arra
 def count_correction(log_p: Array, counts: Array) -> Array:
     """p̃(i) ∝ p̃(i)/o_i; zero counts are read as the smallest positive count; unchanged if all
     counts are zero."""
-    counts = jnp.asarray(counts, jnp.float64)
+    counts = jnp.asarray(counts, float)
     positive = counts > 0
     smallest = jnp.min(jnp.where(positive, counts, jnp.inf))
     filled = jnp.where(positive, counts, smallest)

@@ -157,7 +157,7 @@ def simulated_tempering(family: TemperedFamily, betas: np.ndarray, *,
         ``rung_accept_prob``, ``rung_accepted``, ``inner_acceptance``; ``lp`` is the untempered
         log target b + U.
     """
-    ks = jnp.asarray(betas, jnp.float64)
+    ks = jnp.asarray(betas, float)
     m = int(ks.shape[0])
     if float(betas[0]) != 1.0 or np.any(np.diff(betas) >= 0) or float(betas[-1]) < 0:
         raise ValueError("betas must start at 1 and decrease strictly to a value ≥ 0")
@@ -219,7 +219,7 @@ def iterations(step: Callable, key: Array, state: STState, params: dict, num_ste
             params = {**params, "log_pseudo_prior": lpp}
         return (state, params, cost + info.cost), state.rung
 
-    ts = jnp.arange(1, num_steps + 1, dtype=jnp.float64) + (0 if sa is None else sa[0])
+    ts = jnp.arange(1, num_steps + 1, dtype=float) + (0 if sa is None else sa[0])
     (state, params, cost), rungs = jax.lax.scan(
         body, (state, params, jnp.zeros(())), (ts, jax.random.split(key, num_steps)))
     return state, params, cost, rungs

@@ -92,8 +92,10 @@ def sampler_table(cfg: TiedSettings) -> list[dict[str, Any]]:
             "target_accept": paper.TARGET_ACCEPT}
     h, h_cold = SG_RATE / cfg.n, SG_RATE_COLD / cfg.n
     eps = math.sqrt(h_cold)
+    # the paper's plain SGLD and SGHMC: no control variates (the library's default)
     sghmc = {"batch": cfg.batch, "step_size": eps, "alpha": SGHMC_FRICTION / eps,
-             "num_integration_steps": SGHMC_STEPS, "temperature": 1.0}
+             "num_integration_steps": SGHMC_STEPS, "temperature": 1.0,
+             "control_variates": False}
     control = (cfg.control_runs, cfg.control_iterations)
     return [
         {"label": "MINT (b)", "name": "mint", "options": mint,
@@ -107,12 +109,14 @@ def sampler_table(cfg: TiedSettings) -> list[dict[str, Any]]:
          "runs": cfg.tempered_runs, "iterations": cfg.tempered_iterations, "tune": True,
          "per_step": 1},
         {"label": "SGLD, T = 1", "name": "sgld", "options": {
-            "batch": cfg.batch, "step_size": h_cold, "temperature": 1.0}, "runs": control[0],
+            "batch": cfg.batch, "step_size": h_cold, "temperature": 1.0,
+            "control_variates": False}, "runs": control[0],
          "iterations": control[1], "tune": False, "per_step": 1},
         {"label": "SGHMC, T = 1", "name": "sghmc", "options": sghmc, "runs": control[0],
          "iterations": control[1] // SGHMC_STEPS, "tune": False, "per_step": SGHMC_STEPS},
         {"label": "SGLD, MINT's T", "name": "sgld", "options": {
-            "batch": cfg.batch, "step_size": h, "temperature": sc["temperature"]},
+            "batch": cfg.batch, "step_size": h, "temperature": sc["temperature"],
+            "control_variates": False},
          "runs": control[0], "iterations": control[1], "tune": False, "per_step": 1},
     ]
 
@@ -124,7 +128,7 @@ def mode_observer(radius: float):
     def observe(theta):
         d1 = jnp.sum((theta - first) ** 2)
         d2 = jnp.sum((theta - second) ** 2)
-        return jnp.stack([d1 <= radius**2, d2 <= radius**2, d1 < d2]).astype(jnp.float64)
+        return jnp.stack([d1 <= radius**2, d2 <= radius**2, d1 < d2]).astype(float)
 
     return observe
 
