@@ -71,8 +71,7 @@ RUNS: list[tuple[str, str, list[str], list[str]]] = [
                               "--set", "sampler.adapt_step_size=true", "--chains", "4",
                               "--draws", "2000", "--seed", "4"], []),
     ("minibatch", "sgld.nc", ["sample", "--model", "logistic", "--set", "model.n=1000",
-                              "--set", "model.dim=5", "--sampler", "sgld",
-                              "--set", "sampler.step_size=0.001", "--chains", "4",
+                              "--set", "model.dim=5", "--sampler", "sgld", "--chains", "4",
                               "--draws", "2000", "--seed", "4"], []),
     ("minibatch", "cmint.nc", ["sample", "--model", "logistic", "--set", "model.n=1000",
                                "--set", "model.dim=5", "--sampler", "cmint",
@@ -228,7 +227,7 @@ def fig_gp(runs: Path) -> None:
 def fig_minibatch(runs: Path) -> None:
     fig, (a, b) = plt.subplots(1, 2, figsize=(9, 3.3))
     for name, label in [("nuts.nc", "nuts (exact)"), ("mint.nc", "mint (T ≈ 30)"),
-                        ("sgld.nc", "sgld, step 1e-3")]:
+                        ("sgld.nc", "sgld (defaults)")]:
         idata = load(runs, name)
         x = pooled(idata, "theta", 2).ravel()
         a.hist(x, bins=60, density=True, histtype="step", lw=1.5, label=label)

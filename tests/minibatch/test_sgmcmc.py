@@ -1,4 +1,6 @@
-"""SGLD and SGHMC on MINT's mini-batches (BlackJAX): known answers on the Gaussian mean.
+"""SGLD and SGHMC on MINT's mini-batches (BlackJAX): known answers on the Gaussian mean, for the
+plain estimator at a given step (control variates and the automatic step, the defaults:
+``test_sgmcmc_cv.py``).
 
 On ``mvn_mean`` (identity covariance) the batch gradient is g_B(θ) = −Pθ + (n/m) Σ_B x_i with
 P = 1/σ₀² + n, so SGLD is a linear recursion whose stationary law is known exactly: mean Σx/P
@@ -54,7 +56,7 @@ def sgld_variance(model, h, temperature, m):
 def test_sgld_mean_is_the_posterior_mean_and_variance_the_discretised_chains():
     model = get_model("mvn_mean", n=200, dim=2, data_seed=0)
     h = 2e-4
-    algorithm = get_sampler("sgld", model, step_size=h)
+    algorithm = get_sampler("sgld", model, step_size=h, control_variates=False)
     mean, cov = analytic_posterior(model)
     theta, _, _ = draws(algorithm, jnp.asarray(mean))
     exact, _ = sgld_variance(model, h, 1.0, algorithm.facts["batch"])
@@ -72,7 +74,8 @@ def test_sgld_temperature_tempers_the_prior_as_well_as_the_likelihood():
     (Σx/2)/200 and variance 1/200 — both far from what the chain does."""
     model = get_model("mvn_mean", n=200, dim=2, data_seed=0, prior_sd=0.1)
     h, temperature = 1e-4, 2.0
-    algorithm = get_sampler("sgld", model, step_size=h, temperature=temperature)
+    algorithm = get_sampler("sgld", model, step_size=h, temperature=temperature,
+                            control_variates=False)
     mean, _ = analytic_posterior(model)
     theta, _, _ = draws(algorithm, jnp.asarray(mean), seed=1)
     exact, precision = sgld_variance(model, h, temperature, algorithm.facts["batch"])
@@ -88,7 +91,8 @@ def test_sgld_temperature_tempers_the_prior_as_well_as_the_likelihood():
 
 def test_sghmc_mean_is_the_posterior_mean():
     model = get_model("mvn_mean", n=200, dim=2, data_seed=0)
-    algorithm = get_sampler("sghmc", model)
+    algorithm = get_sampler("sghmc", model, step_size=1e-3, num_integration_steps=10,
+                            control_variates=False)
     mean, _ = analytic_posterior(model)
     theta, cost, accept = draws(algorithm, jnp.zeros(2), seed=2, steps=4_000, burn=500)
     for d in range(2):
@@ -107,7 +111,7 @@ def test_same_key_same_draws_and_exact_cost(name):
     np.testing.assert_array_equal(a[0], b[0])
     assert not np.array_equal(a[0], c[0])
     grads = algorithm.facts["gradients_per_step"]
-    assert grads == (1 if name == "sgld" else 10)
+    assert grads == (1 if name == "sgld" else 50) + 1  # the control variates' batch gradient
     np.testing.assert_array_equal(a[1], grads * 20 / 200)
     assert algorithm.facts["batch"] == 20 and algorithm.options.batch == 20
 
@@ -138,4 +142,4 @@ def test_user_errors_are_one_line():
     with pytest.raises(UserInputError, match="^sampler.batch: the batch size must be between"):
         get_sampler("sgld", model, batch=201)
     with pytest.raises(UserInputError, match="^sampler.beta: the injected noise variance"):
-        get_sampler("sghmc", model, beta=100.0)
+        get_sampler("sghmc", model, beta=100.0, step_size=1e-3)

@@ -27,6 +27,13 @@ naming the problem and its numbers:
   draws carry most of the weight). The IS ESS ignores autocorrelation, so it bounds the effective
   size from above: below either line the weighted estimates are not to be trusted.
 
+* for a stochastic-gradient run (SGLD, SGHMC: the statistics ``step_inflation`` and
+  ``noise_inflation``), a predicted standard deviation more than :data:`SGMCMC_SD_BIAS` (10%) off:
+  the product of the step's factor on the variance and the mean over draws of the gradient
+  noise's (:mod:`tempering.algorithms.minibatch.sgmcmc`), its square root against 1, in either
+  direction; the line says which factor dominates. A run without warmup has no predicted step
+  factor (NaN) and says so.
+
 R-hat and tail ESS of importance-weighted estimates are not defined (NaN) and are not checked.
 Components undefined in some draws (unused slots of a variable-dimension model) are left out, as
 they are from the summary's totals.
@@ -58,6 +65,8 @@ IS_ESS_SHARE = 0.01
 TRIP_ESS_SHARE = 1.0
 #: ArviZ's R-hat and ESS need at least this many draws per chain.
 MIN_DRAWS = 4
+#: A stochastic-gradient run whose predicted sd is off by more than this share warns.
+SGMCMC_SD_BIAS = 0.10
 
 
 def run_headlines(idata: az.InferenceData) -> tuple[Headline, ...]:
@@ -239,11 +248,45 @@ def is_ess_warnings(summary: dict[str, Any]) -> list[str]:
             f"estimates are unreliable; run longer or use closer rungs"]
 
 
+def sgmcmc_bias_warnings(idata: az.InferenceData) -> list[str]:
+    """A predicted sd more than :data:`SGMCMC_SD_BIAS` off, from ``step_inflation`` ×
+    ``noise_inflation`` (means over the draws, then over the chains)."""
+    stats = idata["sample_stats"]
+    if "step_inflation" not in stats or "noise_inflation" not in stats:
+        return []
+    step = float(np.mean(np.asarray(stats["step_inflation"].values, dtype=float)))
+    noise = float(np.mean(np.asarray(stats["noise_inflation"].values, dtype=float)))
+    if math.isnan(step):
+        if math.isfinite(noise) and math.sqrt(noise) - 1.0 <= SGMCMC_SD_BIAS:
+            return ["stochastic-gradient run without warmup: no mode, curvature or step size "
+                    "was found, so the step's bias on the posterior sds is not predicted (the "
+                    "gradient noise alone puts them "
+                    f"{math.sqrt(noise) - 1.0:+.0%} off); run with warmup"]
+        step = 1.0
+    inflation = step * noise
+    off = math.sqrt(inflation) - 1.0 if inflation >= 0 else math.inf
+    if abs(off) <= SGMCMC_SD_BIAS:
+        return []
+    if noise - 1.0 >= abs(step - 1.0):
+        options = run_attr(idata, "sampler_options") if "posterior" in idata else None
+        off_cv = isinstance(options, dict) and options.get("control_variates") is False
+        advice = ("the gradient noise dominates: "
+                  + ("turn control_variates on, or " if off_cv else "")
+                  + "use a larger batch or a smaller step_size")
+    else:
+        advice = ("the step dominates: use a smaller step_size (unset, it is chosen from the "
+                  "curvature at the mode), or temperature 1 with SGHMC")
+    return [f"stochastic-gradient bias: the predicted posterior sd is {off:+.0%} off in the "
+            f"worst coordinate (variance × {inflation:.3g}: step × {step:.3g}, gradient noise × "
+            f"{noise:.3g}), beyond ±{SGMCMC_SD_BIAS:.0%}; {advice}"]
+
+
 def summary_warnings(summary: dict[str, Any], idata: az.InferenceData,
                      headlines: tuple[Headline, ...]) -> list[str]:
     """Every warning for the run, in the order: stuck chains (the likely cause of the rest),
-    R-hat, ESS, divergences, headlines below their floors, importance-sampling ESS."""
+    R-hat, ESS, round trips, divergences, stochastic-gradient bias, headlines below their
+    floors, importance-sampling ESS."""
     return [*stuck_warnings(idata), *rhat_warnings(summary), *ess_warnings(summary),
-            *trip_warnings(summary), *divergence_warnings(idata),
+            *trip_warnings(summary), *divergence_warnings(idata), *sgmcmc_bias_warnings(idata),
             *headline_warnings(headlines, summary.get("headline", {})),
             *is_ess_warnings(summary)]

@@ -3,8 +3,11 @@ baselines ``sgld`` and ``sghmc``. The family's map:
 
 - :mod:`.mint` — MINT (seed 003 Algorithm 1), its mini-batch schedule and spec;
 - :mod:`.cmint` — cyclic MINT (seed 003 §4.3.1);
-- :mod:`.sgmcmc` — what SGLD and SGHMC share on MINT's mini-batches;
-  :mod:`.sgld`, :mod:`.sghmc` — their specs (BlackJAX's kernels).
+- :mod:`.sgmcmc` — what SGLD and SGHMC share on MINT's mini-batches (options, the algorithm,
+  its warmup); :mod:`.sgld`, :mod:`.sghmc` — their specs (BlackJAX's integrators);
+  :mod:`.control_variates` — the plain and control-variate batch gradient estimators (Baker et
+  al. 2019) and their noise; :mod:`.sgmcmc_tuning` — the mode, the curvature and the whitening
+  basis on the full data.
 
 MINTEE, the mini-batch equi-energy sampler, is in :mod:`tempering.algorithms.equi_energy`.
 ``SPECS`` lists the family's samplers for the registry.
