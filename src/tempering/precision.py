@@ -58,8 +58,14 @@ def in_force() -> Precision:
 @contextmanager
 def scope(precision: str) -> Iterator[None]:
     """Run the enclosed JAX code in ``precision`` (JAX's thread-local ``enable_x64``): arrays
-    built, programs traced and compiled and their arguments converted in it take its width."""
-    with jax.enable_x64(checked(precision) == "float64"):
+    built, programs traced and compiled and their arguments converted in it take its width.
+
+    Matrix products run at full precision too (``jax.default_matmul_precision("highest")``):
+    float32 is IEEE float32, not the TensorFloat-32 products a GPU uses by default, whose 10-bit
+    mantissas put a log density of order n off by far more than a nat on tall data (NUTS then
+    derails; ``tempering bench tall`` saw it). CPUs compute the same either way."""
+    with jax.enable_x64(checked(precision) == "float64"), \
+            jax.default_matmul_precision("highest"):
         yield
 
 
