@@ -12,7 +12,10 @@ problem, the metrics, the table, the plot, and the CLI's checks.
 - Runners: PT (defaults: the ``rungs=auto`` pilot included), EE, NUTS, BlackJAX SMC, dynesty and
   ptemcee each run once (module fixture) on the 2-D Gaussian mixture at the ``quick`` size and
   return draws, an evidence estimate (not NUTS or EE), seconds and evaluations that the
-  metrics score.
+  metrics score; SMC runs at each number of moves of its sweep, in the model's float32.
+- Seconds to SMC's error (the first point of a hand-made curve at or below it; never reached),
+  the sweep's choice of SMC's moves on hand-made errors, the error's Monte-Carlo noise on
+  hand-made weights, and the CLI's quick run printing the new columns and the sweep.
 """
 
 from __future__ import annotations
@@ -33,11 +36,20 @@ from scipy.special import logsumexp
 from tempering import get_model
 from tempering.bench.multimodal.library import run_pt
 from tempering.bench.multimodal.methods import methods
-from tempering.bench.multimodal.metrics import score, time_to_reach
+from tempering.bench.multimodal.metrics import (
+    Scored,
+    error_noise,
+    first_reach,
+    score,
+    smc_comparison,
+    time_to_reach,
+)
 from tempering.bench.multimodal.plots import plot_target
 from tempering.bench.multimodal.ptemcee_run import numpy_shims
 from tempering.bench.multimodal.report import row, target_table
+from tempering.bench.multimodal.result import MethodRun
 from tempering.bench.multimodal.sizes import QUICK
+from tempering.bench.multimodal.smc_sweep import choose_moves
 from tempering.bench.multimodal.targets import gauss_mixture
 from tempering.models import (
     box_point,
@@ -232,6 +244,11 @@ def test_each_runner_returns_its_metrics(request, name):
     assert errors[-1] == pytest.approx(s.error)
     if name == "pt":
         assert run.info["rungs"] == 4 and run.info["barrier"] > 0
+    if name == "smc":  # the sweep ran, in the model's precision, and its choice is the run
+        assert run.info["dtype"] == target.model.precision == "float32"
+        assert [p["moves"] for p in run.info["sweep"]] == sorted(QUICK.smc_moves)
+        chosen = next(p for p in run.info["sweep"] if p["moves"] == run.info["moves"])
+        assert run.info["steps"] == run.info["moves"] and chosen["error"] == s.error
 
 
 def test_ptemcee_shims_leave_numpy_as_they_found_it(tiny):
@@ -263,6 +280,50 @@ def test_time_to_reach_needs_the_error_to_stay_below():
     assert time_to_reach(curve, 0.01) is None
 
 
+def _hand_made(seconds: list[float], errors: list[float], total: float) -> Scored:
+    """A scored run whose error-against-time curve is ``(seconds, errors)``."""
+    run = MethodRun("m", np.zeros((1, 1, 2)), None, None, None, {"total": total}, None,
+                    "density")
+    return Scored(run, errors[-1], None, [], (np.array(seconds), np.array(errors)), None)
+
+
+def test_seconds_to_smc_error_is_the_first_crossing_or_not_reached():
+    curve = (np.array([1.0, 2.0, 3.0, 4.0]), np.array([0.5, 0.1, 0.3, 0.05]))
+    assert first_reach(curve, 0.2) == 2.0  # first below, though it rises again after
+    assert first_reach(curve, 0.1) == 2.0  # at the level counts
+    assert first_reach(curve, 0.6) == 1.0
+    assert first_reach(curve, 0.01) is None
+    smc = _hand_made([8.0], [0.1], total=8.0)
+    mcmc = _hand_made([1.0, 2.0, 3.0, 4.0], [0.5, 0.1, 0.3, 0.05], total=4.0)
+    cmp = smc_comparison(mcmc, smc)
+    assert cmp["seconds_to_smc_error"] == 2.0 and cmp["to_smc_error_over_smc"] == 0.25
+    assert smc_comparison(smc, smc)["to_smc_error_over_smc"] == 1.0  # SMC itself
+    never = smc_comparison(_hand_made([1.0, 2.0], [0.5, 0.2], total=2.0), smc)
+    assert never["seconds_to_smc_error"] is None and never["to_smc_error_over_smc"] is None
+    assert smc_comparison(mcmc, None)["seconds_to_smc_error"] is None  # no SMC row
+
+
+def test_sweep_chooses_the_fewest_moves_within_noise_of_the_best():
+    moves, errors = [5, 10, 25, 50, 100], [0.70, 0.30, 0.05, 0.040, 0.045]
+    assert choose_moves(moves, errors, tolerance=0.02) == 25
+    assert choose_moves(moves, errors, tolerance=0.005) == 50
+    assert choose_moves(moves, errors, tolerance=0.0) == 50  # the least itself
+    assert choose_moves(moves[::-1], errors[::-1], tolerance=0.02) == 25  # order does not matter
+    assert choose_moves([5, 10], [0.01, 0.01], tolerance=0.0) == 5  # a tie: the fewer moves
+    with pytest.raises(ValueError):
+        choose_moves([5, 10], [0.1], tolerance=0.0)
+
+
+def test_error_noise_is_the_standard_error_of_exact_weighted_draws():
+    target = gauss_mixture(2)  # masses m: noise √(Σw²) · max √(m(1 − m))
+    root = np.max(np.sqrt(target.masses * (1 - target.masses)))
+    even = MethodRun("m", np.zeros((2, 50, 2)), None, None, None, {"total": 1.0}, None, "density")
+    assert error_noise(target, even) == pytest.approx(root / 10.0)  # 100 equal draws
+    skewed = MethodRun("m", np.zeros((1, 4, 2)), np.array([0.5, 0.5, 0.0, 0.0]), None, None,
+                       {"total": 1.0}, None, "density")
+    assert error_noise(target, skewed) == pytest.approx(root * np.sqrt(0.5))  # ESS 2, not 4
+
+
 @pytest.mark.parametrize("args, fragment", [
     (["bench", "multimodal", "--only", "nope"], "--only: unknown target nope"),
     (["bench", "multimodal", "--n", "5"], "--n does not apply"),
@@ -289,6 +350,20 @@ def test_cli_quick_run_prints_the_table_and_writes_plot_and_json(capsys, tmp_pat
     assert rows[0]["seconds"]["pilot"] > 0  # PT at its defaults: rungs=auto's pilot ran
     by = {r["method"]: r for r in rows}  # the second run loads PT's programs from the cache
     assert by["pt again"]["seconds"]["compile"] < 0.6 * by["pt"]["seconds"]["compile"]
+    # seconds to SMC's final error and their ratio to SMC's wall, in the table and the JSON
+    assert "s→SMC err" in out and "÷SMC s" in out
+    smc = by["smc"]
+    assert smc["seconds_to_smc_error"] == pytest.approx(smc["seconds"]["total"])
+    assert smc["to_smc_error_over_smc"] == pytest.approx(1.0)
+    for r in rows:
+        assert r["smc_error"] == smc["error"]
+        reach = r["seconds_to_smc_error"]
+        assert (reach is None) == (min(r["curve"]["error"]) > smc["error"])
+    # SMC's sweep: its own table, the chosen number in the main table, the JSON and a plot
+    moves = smc["info"]["moves"]
+    assert "SMC's moves per stage on scaled-normal" in out and f"smc ({moves} moves)" in out
+    assert [p["moves"] for p in smc["info"]["sweep"]] == sorted(QUICK.smc_moves)
+    assert (tmp_path / "mm" / "scaled-normal-smc-moves.png").is_file()
 
 
 def test_gaussian_mixture_target_masses_are_the_models():

@@ -11,18 +11,21 @@ Map of the package (one concept per file):
   egg-box, Pigeons.jl's scaled-precision normal path) and their prior transforms;
 - :mod:`.result` — ``MethodRun``, what every runner returns;
 - runners, one per method: :mod:`.library` (``PT_VARIANTS``, the table of PT runs, and NUTS,
-  through the public driver), :mod:`.smc_run` (BlackJAX's adaptive tempered SMC),
+  through the public driver), :mod:`.smc_run` (BlackJAX's adaptive tempered SMC) and
+  :mod:`.smc_sweep` (its moves per stage chosen by a sweep in the same run),
   :mod:`.dynesty_run` (dynesty's static nested sampler), :mod:`.ptemcee_run` (ptemcee, with its
   NumPy 2 shims); :mod:`.methods` lists them in table order;
 - :func:`warm_up` runs every method once on a tiny problem first (untimed), so one-time costs
   fall on no method;
 - :mod:`.metrics` — error, |Δ log Z|, modes found per chain, error-versus-time curves from
-  prefixes of the draws, time to reach another run's error;
-- :mod:`.report` — the ``rich`` table of each target, ratios against PT; :mod:`.plots` — one
-  PNG per target.
+  prefixes of the draws, time to reach another run's error (SMC's, first reach), the error's
+  Monte-Carlo noise;
+- :mod:`.report` — the ``rich`` table of each target, ratios against PT and seconds to SMC's
+  error, and SMC's sweep; :mod:`.plots` — one PNG per target and one of SMC's sweep.
 
-:func:`run` prints one table per target, writes ``<target>.png`` and ``multimodal.json`` (every
-row, curve and setting) under ``out``, and returns the rows. Benchmarks report what they measure
+:func:`run` prints one table per target (and SMC's sweep), writes ``<target>.png``,
+``<target>-smc-moves.png`` and ``multimodal.json`` (every row, curve, sweep and setting) under
+``out``, and returns the rows. Benchmarks report what they measure
 on this machine; they are not timed tests.
 """
 
@@ -37,9 +40,9 @@ from typing import Any
 from rich.console import Console
 
 from tempering import UserInputError
-from tempering.bench.multimodal.methods import REFERENCE, methods
+from tempering.bench.multimodal.methods import REFERENCE, SMC, methods
 from tempering.bench.multimodal.metrics import Scored, score
-from tempering.bench.multimodal.plots import plot_target
+from tempering.bench.multimodal.plots import plot_sweep, plot_target
 from tempering.bench.multimodal.report import LEGEND, print_target, row
 from tempering.bench.multimodal.sizes import FULL, QUICK, Size
 from tempering.bench.multimodal.targets import Target, build_targets, gauss_mixture
@@ -99,8 +102,11 @@ def run_target(target: Target, size: Size, console: Console,
                           f"{type(error).__name__}: {error}")
             continue
         s = scored[name]
-        console.print(f"  {name}: {time.perf_counter() - start:.1f} s, {target.error_name()} "
-                      f"{s.error:.4f}", highlight=False)
+        sweep = s.run.info.get("sweep")
+        note = "" if sweep is None else (f" (a sweep of {len(sweep)} runs; {s.run.info['moves']} "
+                                         f"moves chosen: {s.seconds:.1f} s)")
+        console.print(f"  {name}: {time.perf_counter() - start:.1f} s{note}, "
+                      f"{target.error_name()} {s.error:.4f}", highlight=False)
     return scored
 
 
@@ -122,8 +128,8 @@ def run(n: int | None = None, dim: int | None = None, repeats: int | None = None
         raise UserInputError(f"output directory's parent does not exist: {out.parent}")
     out.mkdir(exist_ok=True)
     console = Console()
-    if console.width < 170:
-        console = Console(width=170)
+    if console.width < 200:
+        console = Console(width=200)
     rows: list[dict[str, Any]] = []
     console.print(f"bench multimodal ({size.name}): {', '.join(methods())} on "
                   f"{', '.join(chosen)}; seed {SEED}", highlight=False)
@@ -137,13 +143,16 @@ def run(n: int | None = None, dim: int | None = None, repeats: int | None = None
         if not scored:
             continue
         reference = REFERENCE if REFERENCE in scored else next(iter(scored))
-        print_target(console, target, scored, reference)
+        print_target(console, target, scored, reference, SMC)
         plot_target(target, scored, out)
-        rows += [row(target, s, scored[reference]) for s in scored.values()]
+        if SMC in scored:
+            plot_sweep(target, scored[SMC].run, out)
+        rows += [row(target, s, scored[reference], scored.get(SMC)) for s in scored.values()]
     console.print("\n" + LEGEND, highlight=False)
     (out / "multimodal.json").write_text(json.dumps(
         {"size": asdict(size), "seed": SEED, "rows": rows}, indent=1, default=_plain))
-    console.print(f"wrote {out}/multimodal.json and one PNG per target", highlight=False)
+    console.print(f"wrote {out}/multimodal.json and two PNGs per target (methods, SMC's moves)",
+                  highlight=False)
     return rows
 
 

@@ -8,7 +8,9 @@ NumPy scalar per call), on θ = the target's prior transform of the unit cube, s
 exactly the model's. log Z and its error are dynesty's; the draws are the dead and final live
 points with their importance weights exp(log w − log Z) (one weighted population, so the
 error-versus-time curve is one point). Compilation of the likelihood is timed apart (a first
-call before the run); evaluations are dynesty's ``ncall`` total.
+call before the run); evaluations are dynesty's ``ncall`` total. The likelihood is traced and
+run in the model's precision (``Target.in_precision``: JAX's ``enable_x64`` scope), as the
+library's runs are.
 """
 
 from __future__ import annotations
@@ -25,7 +27,13 @@ from tempering.bench.multimodal.targets import Target
 
 
 def run_dynesty(target: Target, size: Size, seed: int) -> MethodRun:
-    """One static nested-sampling run with ``size.nlive`` live points (module docstring)."""
+    """One static nested-sampling run with ``size.nlive`` live points, in the model's precision
+    (module docstring)."""
+    with target.in_precision():
+        return _run(target, size, seed)
+
+
+def _run(target: Target, size: Size, seed: int) -> MethodRun:
     import dynesty  # the optional ``bench`` extra: imported when a run needs it
 
     start = time.perf_counter()

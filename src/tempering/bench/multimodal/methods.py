@@ -5,8 +5,9 @@ same model and settings does — :mod:`tempering.compile_cache`), ``pt 5× draws
 with five times the draws: sampling is a small part of PT's seconds here, so what a longer run
 buys) and equi-energy samplers (``ee``,
 ``mintee``), then the peers a user would pick instead — the library's NUTS (the untempered
-baseline), BlackJAX's adaptive tempered SMC, dynesty's static nested sampler and ptemcee. Each
-is a function ``(target, size, seed) → MethodRun``."""
+baseline), BlackJAX's adaptive tempered SMC (at the number of moves per stage its sweep picks on
+the target: :mod:`.smc_sweep`), dynesty's static nested sampler and ptemcee. Each is a function
+``(target, size, seed) → MethodRun``."""
 
 from __future__ import annotations
 
@@ -24,11 +25,13 @@ from tempering.bench.multimodal.library import (
 from tempering.bench.multimodal.ptemcee_run import run_ptemcee
 from tempering.bench.multimodal.result import MethodRun
 from tempering.bench.multimodal.sizes import Size
-from tempering.bench.multimodal.smc_run import run_smc
+from tempering.bench.multimodal.smc_sweep import run_smc_swept
 from tempering.bench.multimodal.targets import Target
 
 Runner = Callable[[Target, Size, int], MethodRun]
 REFERENCE = PT_VARIANTS[0][0]
+#: The row whose final error and seconds the "seconds to SMC's error" columns measure against.
+SMC = "smc"
 #: The second run of PT at its defaults (module docstring).
 AGAIN = "pt again"
 
@@ -42,4 +45,4 @@ def methods() -> dict[str, Runner]:
     table |= {name: partial(run_pt, label=name, options=options)
               for name, options in PT_VARIANTS[1:]}
     return table | {"ee": run_ee, "mintee": partial(run_ee, sampler="mintee"), "nuts": run_nuts,
-                    "smc": run_smc, "dynesty": run_dynesty, "ptemcee": run_ptemcee}
+                    SMC: run_smc_swept, "dynesty": run_dynesty, "ptemcee": run_ptemcee}

@@ -11,7 +11,12 @@
   first kept draw (compilation, pilot, warmup) plus the share k/n of the sampling seconds; a
   weighted population (SMC, dynesty) has one point, its final error at its total time.
 - **Time to reach an error**: the first point of a curve after which the error stays at or
-  below it (``None``: never within the run).
+  below it (``None``: never within the run); **first reach**: the first point at or below it
+  (the seconds to SMC's final error, :func:`smc_comparison`).
+- **Monte-Carlo noise of the error** (:func:`error_noise`): the standard error of one mode's
+  share (or of the moment's relative estimate) had the run's weighted draws been exact and
+  independent: √(Σ wᵢ²) × the largest √(m(1 − m)) over the exact masses m (or × the draws'
+  sd of the moment over its exact mean). Real draws are correlated, so their noise is larger.
 """
 
 from __future__ import annotations
@@ -136,3 +141,36 @@ def comparison(scored: Scored, reference: Scored) -> dict[str, Any]:
         "this_to_reference_error": None if reaches_ref is None else reaches_ref
         / reference.seconds,
     }
+
+
+def first_reach(curve_: tuple[np.ndarray, np.ndarray], level: float) -> float | None:
+    """The first time at which the curve's error is ≤ ``level`` (``None``: never)."""
+    seconds, errors = curve_
+    at = np.nonzero(errors <= level)[0]
+    return None if at.size == 0 else float(seconds[at[0]])
+
+
+def smc_comparison(scored: Scored, smc: Scored | None) -> dict[str, Any]:
+    """The seconds at which ``scored`` first reaches SMC's final error (on its error-against-time
+    curve; ``None``: not reached) and their ratio to SMC's total seconds."""
+    if smc is None:
+        return {"smc_error": None, "seconds_to_smc_error": None, "to_smc_error_over_smc": None}
+    reach = first_reach(scored.curve, smc.error)
+    return {"smc_error": smc.error, "seconds_to_smc_error": reach,
+            "to_smc_error_over_smc": None if reach is None else reach / smc.seconds}
+
+
+def error_noise(target: Target, run: MethodRun) -> float:
+    """The Monte-Carlo standard error of the run's error metric (module docstring)."""
+    n = run.draws.shape[0] * run.draws.shape[1]
+    weights = (np.full(n, 1.0 / n) if run.weights is None
+               else np.asarray(run.weights, dtype=float) / np.sum(run.weights))
+    root = float(np.sqrt(np.sum(weights**2)))
+    if target.masses is not None:
+        masses = np.asarray(target.masses, dtype=float)
+        return root * float(np.max(np.sqrt(masses * (1.0 - masses))))
+    assert target.moment_value is not None
+    values = per_draw(target, run.draws).reshape(-1)
+    mean = float(np.sum(weights * values))
+    sd = float(np.sqrt(np.sum(weights * (values - mean) ** 2)))
+    return root * sd / abs(target.moment_value)

@@ -1,7 +1,10 @@
 """One PNG per target: error against wall seconds for every method (curves from the prefixes of
 MCMC chains, one point for a weighted population), and each method's mode shares against the
-exact masses (or, for a unimodal target, its |Δ log Z|). matplotlib's ``Figure`` (Agg canvas),
-imported on first use and never through ``pyplot``, so no global backend changes."""
+exact masses (or, for a unimodal target, its |Δ log Z|); and one more, ``<target>-smc-moves.png``,
+for SMC's sweep over its moves per stage: its error against the number of moves and against its
+seconds, the chosen number marked and the band within noise of the least error shaded.
+matplotlib's ``Figure`` (Agg canvas), imported on first use and never through ``pyplot``, so no
+global backend changes."""
 
 from __future__ import annotations
 
@@ -10,6 +13,7 @@ from pathlib import Path
 import numpy as np
 
 from tempering.bench.multimodal.metrics import Scored
+from tempering.bench.multimodal.result import MethodRun
 from tempering.bench.multimodal.targets import Target
 
 
@@ -66,5 +70,43 @@ def plot_target(target: Target, scored: dict[str, Scored], out: Path) -> Path:
     _answer_panel(right, target, scored)
     figure.suptitle(target.title, fontsize=10)
     path = Path(out) / f"{target.key}.png"
+    figure.savefig(path, dpi=110)
+    return path
+
+
+def plot_sweep(target: Target, run: MethodRun, out: Path) -> Path | None:
+    """Write ``out/<target key>-smc-moves.png`` from the sweep in ``run.info`` and return its
+    path (``None``: the run has no sweep)."""
+    info = run.info
+    if "sweep" not in info:
+        return None
+    from matplotlib.figure import Figure
+    from matplotlib.ticker import NullLocator
+
+    moves = np.array([p["moves"] for p in info["sweep"]])
+    errors = np.maximum(np.array([p["error"] for p in info["sweep"]]), 1e-5)
+    seconds = np.array([p["seconds"]["total"] for p in info["sweep"]])
+    chosen = moves == info["moves"]
+    band = (float(np.min(errors)), float(np.min(errors)) + info["tolerance"])
+    figure = Figure(figsize=(11, 4), layout="constrained")
+    for ax, x, label in zip(figure.subplots(1, 2), (moves, seconds),
+                            ("RWM moves per particle per stage",
+                             "wall seconds (compilation included)"), strict=True):
+        ax.axhspan(*band, color="0.85", label="within 2 MC se of the least")
+        ax.plot(x, errors, "o-", color="C0", label="SMC")
+        ax.plot(x[chosen], errors[chosen], "*", color="C3", markersize=14,
+                label=f"chosen: {info['moves']} moves")
+        for xi, yi, m in zip(x, errors, moves, strict=True):
+            ax.annotate(str(m), (xi, yi), textcoords="offset points", xytext=(4, 4), fontsize=8)
+        ax.set_yscale("log")
+        ax.set_xlabel(label)
+        ax.set_ylabel(target.error_name())
+        ax.legend(fontsize=8)
+    left = figure.axes[0]
+    left.set_xscale("log")
+    left.set_xticks(moves, [str(m) for m in moves])
+    left.xaxis.set_minor_locator(NullLocator())
+    figure.suptitle(f"SMC's moves per stage: {target.title}", fontsize=10)
+    path = Path(out) / f"{target.key}-smc-moves.png"
     figure.savefig(path, dpi=110)
     return path

@@ -15,7 +15,9 @@ jitted functions instead of one Python call each: ptemcee's algorithm unchanged,
 cost what a user with a vectorised likelihood would pay. log Z is ptemcee's thermodynamic
 integration over the kept iterations (``log_evidence_estimate(fburnin=0)``); the draws are the
 β = 1 walkers' kept iterations, one chain per walker (prefixes are estimates so far). Evaluations:
-walkers × temperatures per iteration, burn-in included.
+walkers × temperatures per iteration, burn-in included. The model's functions are traced and run
+in its precision (``Target.in_precision``: JAX's ``enable_x64`` scope), as the library's runs
+are; ptemcee's own arithmetic is NumPy's float64.
 """
 
 from __future__ import annotations
@@ -71,15 +73,20 @@ def _batch_fn(target: Target) -> Callable[[np.ndarray], tuple[np.ndarray, np.nda
     both = jax.jit(jax.vmap(lambda theta: (model.log_lik(theta), model.log_prior(theta))))
 
     def batch(points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        log_l, log_p = both(points)
-        log_l = np.where(np.isfinite(log_l), np.asarray(log_l), -1e300)
-        return log_l, np.asarray(log_p, dtype=float)
+        log_l, log_p = (np.asarray(a, dtype=float) for a in both(points))
+        return np.where(np.isfinite(log_l), log_l, -1e300), log_p
 
     return batch
 
 
 def run_ptemcee(target: Target, size: Size, seed: int) -> MethodRun:
-    """Burn-in with ladder adaptation, then the kept iterations (module docstring)."""
+    """Burn-in with ladder adaptation, then the kept iterations, in the model's precision (module
+    docstring)."""
+    with target.in_precision():
+        return _run(target, size, seed)
+
+
+def _run(target: Target, size: Size, seed: int) -> MethodRun:
     start = time.perf_counter()
     dim = target.model.dim
     walkers = max(2 * dim, size.walkers_per_dim * dim)

@@ -20,6 +20,7 @@ value (and the exact communication barrier Λ where known):
 from __future__ import annotations
 
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from functools import partial
 
@@ -76,6 +77,14 @@ class Target:
 
     def error_name(self) -> str:
         return "mode-mass err" if self.masses is not None else "E|θ|² rel err"
+
+    def in_precision(self) -> AbstractContextManager[None]:
+        """JAX's thread-local ``enable_x64`` scope in the model's precision, for the peers' JAX
+        code: what ``tempering.precision.scope`` is inside the library, through JAX's public
+        API, as a user would write it."""
+        import jax
+
+        return jax.enable_x64(self.model.precision == "float64")
 
 
 def gaussian_transform(sd: float) -> ArrayFn:
