@@ -270,7 +270,7 @@ def predict(
 def bench(
     name: Annotated[str, typer.Argument(
         help="Which benchmark: gp-grad, mint, ee, ensemble, pt, pt-scale, multimodal, io, "
-             "startup.")],
+             "startup, tall.")],
     n: Annotated[int | None, typer.Option(
         help="Data points (gp-grad: an n × n covariance, default 1024; mint: a synthetic "
              "stand-in instead of the bundled digits; ee: the mixture's, default 2000; "
@@ -287,16 +287,24 @@ def bench(
              "on every run's length, default 1).")
     ] = None,
     quick: Annotated[bool, typer.Option(
-        help="multimodal, io, startup: tiny targets and runs (seconds each; what the tests "
-             "run).")]
+        help="multimodal, io, startup, tall: tiny targets and runs (seconds each; what the "
+             "tests run).")]
     = False,
     out: Annotated[Path | None, typer.Option(
         help="multimodal: directory for the plots and multimodal.json (default "
-             "multimodal-bench); startup: a JSON file of every row.")] = None,
+             "multimodal-bench); startup: a JSON file of every row; tall: directory for the "
+             "plots and the cached references (default tall-bench).")] = None,
     only: Annotated[str | None, typer.Option(
         help="multimodal: comma-separated targets (gauss-mixture-10d, gauss-mixture-30d, "
              "mixture, spike-slab, eggbox, scaled-normal); startup: sampler names and those "
-             "targets.")] = None,
+             "targets; tall: contender labels (nuts, hmc, sgld, mint, 'numpyro nuts', …).")]
+    = None,
+    rows: Annotated[str | None, typer.Option(
+        help="tall: comma-separated data sizes n (default 10000,100000,1000000).")] = None,
+    dims: Annotated[str | None, typer.Option(
+        help="tall: comma-separated coefficient counts d (default 10,50).")] = None,
+    json_out: Annotated[Path | None, typer.Option(
+        "--json", help="tall: a JSON file of every row, curve and reference.")] = None,
 ) -> None:
     """Time a computation after compilation (gp-grad: GP value+gradient in Cholesky units;
     mint: data passes to 99% test accuracy, MINT vs full-batch MH; ee: data passes to visit all
@@ -309,7 +317,10 @@ def bench(
     peak memory against run length and seconds per checkpoint against draws written; startup:
     a first run's seconds by phase — import, build, pilot, tracing, lowering, compiling, warmup,
     sampling, writing — for every sampler and for PT on the multimodal targets, each in a fresh
-    process with no compilation cache, beside NumPyro's NUTS and BlackJAX's SMC)."""
+    process with no compilation cache, beside NumPyro's NUTS and BlackJAX's SMC; tall: logistic
+    regression on 10⁴–10⁶ rows, the library's NUTS, HMC, SGLD, SGHMC and MINT beside NumPyro's
+    NUTS and HMCECS, each a cold process — seconds to 0.1 posterior sd, final error, compile
+    apart, data passes, peak memory, one table and one PNG per size)."""
     import inspect
 
     from tempering import compile_cache
@@ -319,9 +330,11 @@ def bench(
     spec = BENCHMARKS.get(name)
     extra: dict = {} if repeats is None else {"repeats": repeats}
     extra |= {key: value for key, value in (("quick", quick or None), ("out", out),
-                                            ("only", only)) if value is not None}
+                                            ("only", only), ("rows", rows), ("dims", dims),
+                                            ("json_out", json_out)) if value is not None}
     takes = inspect.signature(spec.run).parameters
-    refused = [f"--{key}" for key in extra if key not in takes]
+    flags = {"json_out": "--json"}
+    refused = [flags.get(key, f"--{key}") for key in extra if key not in takes]
     if refused:
         raise UserInputError(f"bench {name}: {', '.join(refused)} does not apply")
     with compile_cache.fresh():  # compilation is measured: no program comes from earlier runs

@@ -38,12 +38,12 @@ def last_line(text: str) -> str:
     return lines[-1][:300] if lines else ""
 
 
-def parsed(stdout: str) -> dict[str, Any] | None:
-    """The row the child printed, or ``None``."""
+def parsed(stdout: str, prefix: str = child.ROW_PREFIX) -> dict[str, Any] | None:
+    """The row a child printed (its line starting with ``prefix``), or ``None``."""
     for line in reversed(stdout.splitlines()):
-        if line.startswith(child.ROW_PREFIX):
+        if line.startswith(prefix):
             try:
-                row = json.loads(line[len(child.ROW_PREFIX):])
+                row = json.loads(line[len(prefix):])
             except json.JSONDecodeError:
                 return None
             return row if isinstance(row, dict) else None
