@@ -125,3 +125,12 @@ def test_numerical_trouble_is_a_rejection_not_a_crash():
                    init=np.array([0.0, 0.0, -1.0]), progress=False)
     assert np.all(np.isfinite(idata.sample_stats["lp"].values))
     assert float(idata.sample_stats["acceptance_rate"].mean()) < 0.5
+
+
+def test_tall_data_compile_the_warmup_like_a_chunk():
+    """A model with 10⁶ numbers of data warms up with XLA's fusion emitters (compute-bound);
+    small data keep the faster-compiling older ones (tempering.run.compiled.tall_data)."""
+    from tempering.run.compiled import tall_data
+
+    tall = get_model("logistic", n=100_000, dim=10, test_fraction=0.0)
+    assert tall_data(tall) and not tall_data(get_model("mvn_mean"))

@@ -33,7 +33,7 @@ from tempering.models.user_file import is_file_model
 from tempering.numerics import jit_once
 from tempering.precision import in_model_precision
 from tempering.run.checkpoint import Ledger, empty_like, take_rows, to_device
-from tempering.run.compiled import Compiled
+from tempering.run.compiled import Compiled, tall_data
 from tempering.run.progress import RunProgress, done_line, run_progress
 from tempering.run.runner import Checkpointing, Keys, Runner
 from tempering.run.sink import MemorySink, Sink
@@ -230,7 +230,7 @@ def run_chains(model: Model, algorithm: Algorithm, *, key: int | jax.Array, draw
         shown = _run_batches(algorithm, keys, ledger, sink, checkpointing, batches,
                              progress=progress,
                              warmup=int(warmup), draws=draws, chunk=chunk, thin=int(thin),
-                             on_progress=on_progress)
+                             on_progress=on_progress, tall=tall_data(model))
         sink.commit(ledger)
     finally:
         sink.close()
@@ -267,14 +267,15 @@ def _position_bytes(algorithm: Algorithm, ledger: Ledger) -> int:
 def _run_batches(algorithm: Algorithm, keys: Keys, ledger: Ledger, sink: Sink,
                  checkpointing: Checkpointing | None, batches: list[np.ndarray], *,
                  progress: bool, warmup: int, draws: int, chunk: int, thin: int,
-                 on_progress: Callable[[str, int], Any] | None) -> RunProgress:
+                 on_progress: Callable[[str, int], Any] | None, tall: bool) -> RunProgress:
     """Warm up and sample the chains of ``batches``, one batch after another, with the bar on
-    while they run."""
+    while they run (``tall``: the model's data make the warmup compute-bound,
+    :func:`~tempering.run.compiled.tall_data`)."""
     ids = np.concatenate(batches)
     with run_progress(progress, algorithm.headline, warmup * len(ids), draws * len(ids)) as shown:
         shown.resumed(warmup * int(ledger.warmed[ids].sum()), int(ledger.done[ids].sum()))
-        runner = Runner(Compiled(algorithm, thin), keys, ledger, shown, checkpointing, sink,
-                        warmup, draws, chunk, on_progress)
+        runner = Runner(Compiled(algorithm, thin, tall), keys, ledger, shown, checkpointing,
+                        sink, warmup, draws, chunk, on_progress)
         for rows in batches:
             runner.run(rows)
         shown.finished(runner.tally.text())
