@@ -49,6 +49,7 @@ _PUBLIC = {
     "dask_client": "tempering.run.distributed",
     "RunResult": "tempering.run.driver",
     "run_chains": "tempering.run.driver",
+    "run_layout": "tempering.run.driver",
     "sample": "tempering.run.driver",
     "rerun": "tempering.run.files",
     "run_and_save": "tempering.run.files",
@@ -78,6 +79,7 @@ __all__ = [
     "rerun",
     "run_and_save",
     "run_chains",
+    "run_layout",
     "run_spec",
     "sample",
     "save_run",
@@ -97,7 +99,7 @@ if TYPE_CHECKING:  # what type checkers and editors see; at run time the names c
         get_model,
     )
     from tempering.run.distributed import dask_client
-    from tempering.run.driver import RunResult, run_chains, sample
+    from tempering.run.driver import RunResult, run_chains, run_layout, sample
     from tempering.run.files import rerun, run_and_save, run_spec
     from tempering.run.loading import load_run
     from tempering.run.output import save_run

@@ -74,9 +74,12 @@ class Options(BaseModel):
         del model
         return self
 
-    def run_pilot(self, model: Any) -> Self:
+    def run_pilot(self, model: Any, layout: Any = None) -> Self:
         """Run the sampler's pilot, if it has one, on resolved options; the builder
-        (:func:`tempering.algorithms.registry.build_sampler`) calls it after :meth:`resolve`.
+        (:func:`tempering.algorithms.registry.build_sampler`) calls it after :meth:`resolve`,
+        with the run's ``layout`` when it knows it
+        (:class:`~tempering.algorithms.programs.RunLayout`: a pilot that runs the run's own
+        programs compiles them for it).
 
         One convention for every pilot: what it chooses (PT's rungs and starting schedule, EE's
         levels, the discretizing chain's m) comes back as options — recorded in the run file, so
@@ -85,7 +88,7 @@ class Options(BaseModel):
         build puts in its facts as ``pilot`` (:meth:`pilot_facts`). Here: no pilot, the options
         unchanged.
         """
-        del model
+        del model, layout
         return self
 
     def carrying(self, record: dict[str, Any]) -> Self:

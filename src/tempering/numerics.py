@@ -113,7 +113,7 @@ def compiler_options(sampling: bool = True) -> dict[str, Any]:
     even; NUTS on ``gp_regression`` 3 000 against 3 460), so the chunk keeps the fusion
     emitters. Compilation is most of a short run's wall time, so the trade pays for every
     sampler on small data; on tall data the warmup is compute-bound and the driver compiles it
-    like a chunk (:func:`tempering.run.compiled.tall_data`). GPUs keep XLA's defaults, and so
+    like a chunk (:func:`tempering.algorithms.programs.tall_data`). GPUs keep XLA's defaults, and so
     does a process whose ``XLA_FLAGS`` name the level itself (the test suite sets 0).
     """
     if "xla_backend_optimization_level" in os.environ.get("XLA_FLAGS", ""):

@@ -1,10 +1,11 @@
 """How many programs a default PT run compiles (issue 44): each phase's lowerings, by name
 (``tests/programs.py``; every sampler's run is counted in ``tests/samplers/test_registry.py``).
 
-Today: the pilot is one program (its chain's start and its warmup; its placement is NumPy);
-the run is its chains' start (keys and positions), the warmup (which starts the chains itself),
-the sampling chunk, and the constrained draws at the end. Nothing runs op by op: an eager
-``jnp`` call in a builder or the driver compiles a program of its own, and shows up here."""
+The ``rungs=auto`` pilot runs the run's own programs (:mod:`tempering.algorithms.pt.capacity`):
+building the sampler compiles the pilot chains' start, the warmup (which starts the chains
+itself) and the sampling chunk, for the run's layout; the run then compiles only its chains'
+start and the constrained draws at the end. Nothing runs op by op: an eager ``jnp`` call in a
+builder or the driver compiles a program of its own, and shows up here."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import jax
 import pytest
 from programs import lowered
 
+from tempering.algorithms.programs import RunLayout
 from tempering.algorithms.registry import get_sampler
 from tempering.models import get_model
 from tempering.run.driver import run_chains
@@ -22,13 +24,23 @@ def model():
     return get_model("mvn_mean", n=20, dim=2, data_seed=3)
 
 
-def test_a_default_pt_run_compiles_one_program_per_phase(model):
+def test_the_pilot_compiles_the_run_and_the_run_compiles_nothing_more(model):
+    layout = RunLayout(batch=2, warmup=40, draws=30, chunk=2)
     with lowered() as built:
-        algorithm = get_sampler("pt", model)
-    assert built == ["pilot"], built
+        algorithm = get_sampler("pt", model, layout=layout)
+    assert sorted(built) == ["_chunk", "_start_and_warm", "start"], built
+    assert algorithm.facts["pilot"]["shared_programs"]
     with lowered() as ran:
         run_chains(model, algorithm, key=0, draws=30, chains=2, warmup=40, progress=False)
-    assert sorted(ran) == ["_chunk", "_start_and_warm", "constrain", "start"], ran
+    assert sorted(ran) == ["constrain", "start"], ran
+
+
+def test_a_run_of_another_layout_compiles_its_own(model):
+    """The control: a run whose warmup differs from the layout the pilot compiled for."""
+    algorithm = get_sampler("pt", model, layout=RunLayout(batch=2, warmup=40, draws=30, chunk=2))
+    with lowered() as ran:
+        run_chains(model, algorithm, key=0, draws=30, chains=2, warmup=50, progress=False)
+    assert sorted(ran) == ["_start_and_warm", "constrain", "start"], ran
 
 
 def test_the_count_sees_a_program_run_op_by_op(model):

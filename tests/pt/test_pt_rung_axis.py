@@ -8,6 +8,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
+from tempering.algorithms.programs import RunLayout
 from tempering.algorithms.pt.pilot import pilot_steps
 from tempering.algorithms.registry import get_sampler
 from tempering.models.registry import get_model
@@ -73,24 +74,25 @@ def test_same_draws_whatever_the_chain_layout():
 
 
 def test_pilot_evaluations_are_counted_in_the_run():
-    """rungs=auto with a kernel that does not adapt: 4 rounds on the pilot's 10 rungs are 15 DEO
-    scans (8 even: 5 pairs, 7 odd: 4 pairs), each with one inner update per rung and two
-    evaluations per proposed pair, and 3 schedule moves that re-initialise every rung — 150 +
-    136 + 30 = 316 evaluations of cost 1. The run file records them apart from warmup's."""
+    """rungs=auto with a kernel that does not adapt: the pilot runs the run's warmup of 15 scans
+    (4 rounds) on its 16 slots, one chain: the chain's start on the pilot's line (16), 15 DEO
+    scans (8 even: 8 pairs, 7 odd: 7 pairs), each with one inner update per rung and two
+    evaluations per proposed pair, and 3 schedule moves that re-initialise every rung — 16 +
+    240 + 226 + 48 = 530 evaluations of cost 1. The run file records them apart from warmup's."""
     model = get_model("gauss_mixture", dim=2)
-    algorithm = get_sampler("pt", model, inner="rwm", adapt_step_size=False, rungs="auto",
-                            rounds=4, reference="prior")
+    algorithm = get_sampler("pt", model, layout=RunLayout(batch=1, warmup=15, draws=10, chunk=1),
+                            inner="rwm", adapt_step_size=False, rungs="auto", rounds=4,
+                            reference="prior")
     pilot = algorithm.facts["pilot"]
-    assert (pilot["scans"], pilot["rungs"]) == (15, 10)
-    assert pilot["cost"] == pytest.approx(316.0, rel=1e-12)
+    assert (pilot["scans"], pilot["rungs"], pilot["chains"]) == (15, 16, 1)
+    assert pilot["cost"] == pytest.approx(530.0, rel=1e-12)
     assert pilot["placed_rungs"] == algorithm.options.rungs
     attrs = run_chains(model, algorithm, key=0, chains=2, draws=10, warmup=8,
                        progress=False).idata["posterior"].attrs
-    assert attrs["cost_pilot"] == pytest.approx(316.0)
-    assert attrs["wall_seconds_pilot"] == pytest.approx(pilot["seconds"]
-                                                        + pilot["compile_seconds"])
+    assert attrs["cost_pilot"] == pytest.approx(530.0)
+    assert attrs["wall_seconds_pilot"] == pytest.approx(pilot["seconds"])  # compile apart
+    assert attrs["wall_seconds_compile"] >= pilot["compile_seconds"]
     assert attrs["wall_seconds_total"] >= attrs["wall_seconds_pilot"] + attrs[
         "wall_seconds_compile"]
-    # a tuned kernel's pilot scans its tuning steps before the rounds too (the record's scans
-    # are pilot_steps'; a second pilot here would compile for ~5 s)
+    # SPT's pilot (one chain, programs of its own) scans its tuning steps before the rounds
     assert pilot_steps(True, 4) > pilot_steps(False, 4) == 15

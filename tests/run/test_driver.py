@@ -129,8 +129,8 @@ def test_numerical_trouble_is_a_rejection_not_a_crash():
 
 def test_tall_data_compile_the_warmup_like_a_chunk():
     """A model with 10⁶ numbers of data warms up with XLA's fusion emitters (compute-bound);
-    small data keep the faster-compiling older ones (tempering.run.compiled.tall_data)."""
-    from tempering.run.compiled import tall_data
+    small data keep the faster-compiling older ones (tempering.algorithms.programs.tall_data)."""
+    from tempering.algorithms.programs import tall_data
 
     tall = get_model("logistic", n=100_000, dim=10, test_fraction=0.0)
     assert tall_data(tall) and not tall_data(get_model("mvn_mean"))

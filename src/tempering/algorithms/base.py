@@ -173,6 +173,10 @@ class Algorithm(NamedTuple):
         given once, in its :class:`~tempering.algorithms.spec.SamplerSpec`); ``""`` for an
         algorithm built by hand unless it sets one (``algorithm._replace(name="pt")`` gives a
         hand-built PT the PT summary).
+    trim
+        (record, axis) ↦ the record as the run file keeps it, each statistic's own dims
+        starting at ``axis`` (host arrays or shapes), for a program that computes more than it
+        keeps (PT's rung window: :mod:`tempering.algorithms.pt.capacity`); ``None``: as is.
     """
 
     init: Callable[[Array, Array], Any]
@@ -186,4 +190,5 @@ class Algorithm(NamedTuple):
     options: BaseModel | None = None
     headline: tuple[Headline, ...] = (ACCEPTANCE_HEADLINE,)
     name: str = ""
+    trim: Callable[[dict[str, Any], int], dict[str, Any]] | None = None
 

@@ -21,6 +21,7 @@ from tempering.algorithms import (
     tt,
 )
 from tempering.algorithms.base import COMMON_STATS, Algorithm
+from tempering.algorithms.programs import RunLayout
 from tempering.algorithms.spec import SamplerSpec
 from tempering.config import validate_options
 from tempering.kernels import KERNELS
@@ -41,15 +42,17 @@ SAMPLERS: Registry[SamplerSpec] = Registry("sampler", (
 
 
 @in_model_precision
-def build_sampler(spec: SamplerSpec, model: Model, options: dict[str, Any]) -> Algorithm:
+def build_sampler(spec: SamplerSpec, model: Model, options: dict[str, Any],
+                  layout: RunLayout | None = None) -> Algorithm:
     """Validate ``options`` (one-line errors), resolve them against ``model``, run the
-    sampler's pilot if it has one (:meth:`~tempering.config.Options.run_pilot`) and build.
+    sampler's pilot if it has one (:meth:`~tempering.config.Options.run_pilot`, for the run's
+    ``layout`` when known) and build.
 
     The returned algorithm carries the resolved options (what a run file records and feeds back)
     and the spec's name; the statistics it declares must be among the spec's.
     """
     resolved = validate_options(spec.options, options, prefix="sampler").resolve(model)
-    resolved = resolved.run_pilot(model)
+    resolved = resolved.run_pilot(model, layout)
     algorithm = spec.build(model, resolved)
     declared = {stat.name for stat in (*COMMON_STATS, *spec.stats)}
     undeclared = [stat.name for stat in algorithm.stats if stat.name not in declared]
@@ -59,6 +62,9 @@ def build_sampler(spec: SamplerSpec, model: Model, options: dict[str, Any]) -> A
     return algorithm._replace(name=spec.name, options=resolved)
 
 
-def get_sampler(name: str, model: Model, **options: Any) -> Algorithm:
-    """Build the registered sampler ``name`` for ``model`` from keyword options (validated)."""
-    return build_sampler(SAMPLERS.get(name), model, options)
+def get_sampler(name: str, model: Model, layout: Any = None,
+                **options: Any) -> Algorithm:
+    """Build the registered sampler ``name`` for ``model`` from keyword options (validated);
+    ``layout``: the run's shapes, for a pilot that compiles the run's programs (default:
+    :func:`~tempering.run.driver.run_chains`'s)."""
+    return build_sampler(SAMPLERS.get(name), model, options, layout)

@@ -36,10 +36,12 @@ def cumulative_barrier(rejection: ArrayLike) -> Array:
     return xp.concatenate([xp.zeros(1, rates.dtype), xp.cumsum(rates)])
 
 
-def equal_barrier_betas(betas: ArrayLike, rejection: ArrayLike, rungs: int | None = None
-                        ) -> Array:
+def equal_barrier_betas(betas: ArrayLike, rejection: ArrayLike, rungs: int | None = None,
+                        active: tuple[ArrayLike, ArrayLike] | None = None) -> Array:
     """The ``rungs`` β's (default: as many as now) at equal Λ̂ spacing, 1 first and the last β
-    kept.
+    kept; with ``active`` = (a, b), only slots a … b are placed (at equal Λ̂ from the first β
+    to the last) and the slots before a and after b keep the end β's (a rung window,
+    :mod:`tempering.algorithms.pt.capacity`).
 
     Parameters
     ----------
@@ -49,6 +51,9 @@ def equal_barrier_betas(betas: ArrayLike, rejection: ArrayLike, rungs: int | Non
         Swap rejection rate of each adjacent pair over that round, (M,).
     rungs
         Rungs of the new schedule (static).
+    active
+        The first and last slot in use (may be traced); the free slots' pairs should carry
+        rejection 0 (their β's repeat an end's).
 
     Returns
     -------
@@ -63,7 +68,12 @@ def equal_barrier_betas(betas: ArrayLike, rejection: ArrayLike, rungs: int | Non
     total = barrier[-1]
     # strictly increasing abscissae for the inversion: a tiny ramp breaks ties of r = 0 pairs
     ramp = xp.linspace(0.0, 1e-9, barrier.shape[0]) * xp.maximum(total, 1.0)
-    targets = xp.linspace(0.0, 1.0, count) * (total + ramp[-1])
+    if active is None:
+        fractions = xp.linspace(0.0, 1.0, count)
+    else:
+        first, last = xp.asarray(active[0]), xp.asarray(active[1])
+        fractions = xp.clip((xp.arange(count) - first) / xp.maximum(last - first, 1), 0.0, 1.0)
+    targets = fractions * (total + ramp[-1])
     new = xp.interp(targets, barrier + ramp, old)
     new = xp.concatenate([old[:1], new[1:-1], old[-1:]])  # the end points stay
     if count != old.shape[0]:

@@ -149,14 +149,20 @@ def target_index(schedule: np.ndarray) -> int:
     return int(np.argmin(np.abs(np.asarray(schedule, dtype=float) - 1.0)))
 
 
-def equal_barrier_legs(schedule: jax.Array, rejection: jax.Array, target: int) -> jax.Array:
+def equal_barrier_legs(schedule: jax.Array, rejection: jax.Array, target: int,
+                       window: jax.Array | None = None) -> jax.Array:
     """Each leg of a line placed at equal estimated barrier on its own
     (:func:`~tempering.ladders.adaptive.equal_barrier_betas`), the ends and the target (s = 1,
-    at index ``target``, static) kept: a one-leg line (``target`` = 0) as a whole."""
+    at index ``target``, static) kept: a one-leg line (``target`` = 0) as a whole. With a rung
+    ``window`` (lo, hi) only its slots are placed; the others keep their leg's end
+    (:mod:`tempering.algorithms.pt.capacity`)."""
     if target == 0:
-        return equal_barrier_betas(schedule, rejection)
-    upper = equal_barrier_betas(schedule[:target + 1], rejection[:target])
-    lower = equal_barrier_betas(schedule[target:], rejection[target:])
+        return equal_barrier_betas(schedule, rejection,
+                                   active=None if window is None else (window[0], window[1]))
+    upper = equal_barrier_betas(schedule[:target + 1], rejection[:target],
+                                active=None if window is None else (window[0], target))
+    lower = equal_barrier_betas(schedule[target:], rejection[target:],
+                                active=None if window is None else (0, window[1] - target))
     return jnp.concatenate([upper, lower[1:]])
 
 

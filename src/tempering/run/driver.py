@@ -26,6 +26,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from tempering.algorithms.base import Algorithm
+from tempering.algorithms.programs import Compiled, RunLayout, tall_data
 from tempering.errors import UserInputError
 from tempering.models import MODELS
 from tempering.models.base import Model
@@ -33,7 +34,6 @@ from tempering.models.user_file import is_file_model
 from tempering.numerics import jit_once
 from tempering.precision import in_model_precision
 from tempering.run.checkpoint import Ledger, empty_like, take_rows, to_device
-from tempering.run.compiled import Compiled, tall_data
 from tempering.run.progress import RunProgress, done_line, run_progress
 from tempering.run.runner import Checkpointing, Keys, Runner
 from tempering.run.sink import MemorySink, Sink
@@ -145,6 +145,18 @@ def _empty_ledger(algorithm: Algorithm, keys: Keys, chains: int) -> Ledger:
     return Ledger(done=np.zeros(chains, np.int64), warmed=np.zeros(chains, bool),
                   state=empty_like(state), params=jax.tree.map(np.array, params),
                   warm_cost=np.zeros(chains))
+
+
+def run_layout(model: Model, *, chains: int = 4, warmup: int = 500, draws: int = 1000,
+               thin: int = 1, chain_method: str = "vmap", chunk_size: int | None = None,
+               every: int | None = None) -> RunLayout:
+    """The shapes :func:`run_chains` with these arguments compiles its programs for (its batch
+    of chains, warmup, draws, thinning and chunk), for a pilot that compiles them first:
+    ``get_sampler(..., layout=run_layout(model, ...))``."""
+    batch = int(chains) if str(chain_method) == ChainMethod.VMAP else 1
+    item = 8 if model.precision == "float64" else 4
+    return RunLayout(batch=batch, warmup=int(warmup), draws=int(draws), thin=int(thin),
+                     chunk=chunk_length(int(draws), chunk_size, batch * model.dim * item, every))
 
 
 #: Bytes of positions a chunk holds at most (of the chains run together): a long run's chunks
@@ -270,11 +282,11 @@ def _run_batches(algorithm: Algorithm, keys: Keys, ledger: Ledger, sink: Sink,
                  on_progress: Callable[[str, int], Any] | None, tall: bool) -> RunProgress:
     """Warm up and sample the chains of ``batches``, one batch after another, with the bar on
     while they run (``tall``: the model's data make the warmup compute-bound,
-    :func:`~tempering.run.compiled.tall_data`)."""
+    :func:`~tempering.algorithms.programs.tall_data`)."""
     ids = np.concatenate(batches)
     with run_progress(progress, algorithm.headline, warmup * len(ids), draws * len(ids)) as shown:
         shown.resumed(warmup * int(ledger.warmed[ids].sum()), int(ledger.done[ids].sum()))
-        runner = Runner(Compiled(algorithm, thin, tall), keys, ledger, shown, checkpointing,
+        runner = Runner(Compiled.shared(algorithm, thin, tall), keys, ledger, shown, checkpointing,
                         sink, warmup, draws, chunk, on_progress)
         for rows in batches:
             runner.run(rows)
@@ -316,13 +328,14 @@ def run_attrs(model: Model, algorithm: Algorithm, ledger: Ledger, resume_attrs: 
     headline, the model's attributes, wall seconds and costs, tuned parameters and versions."""
     seconds = ledger.seconds
     pilot = dict(algorithm.facts.get("pilot") or {})
-    pilot_seconds = float(pilot.get("seconds", 0.0)) + float(pilot.get("compile_seconds", 0.0))
+    pilot_seconds = float(pilot.get("seconds", 0.0))  # its compilation is counted as such
+    pilot_compile = float(pilot.get("compile_seconds", 0.0))
     return {
         **start_attrs(model, algorithm, resume_attrs),
         "wall_seconds_warmup": seconds.get("warmup", 0.0),
-        "wall_seconds_compile": seconds.get("compile", 0.0),
+        "wall_seconds_compile": seconds.get("compile", 0.0) + pilot_compile,
         "wall_seconds_sampling": seconds.get("sampling", 0.0),
-        "wall_seconds_total": seconds.get("total", 0.0) + pilot_seconds,
+        "wall_seconds_total": seconds.get("total", 0.0) + pilot_seconds + pilot_compile,
         "cost_total": cost_total,
         "cost_warmup": float(np.sum(ledger.warm_cost if ledger.warm_cost is not None else 0.0)),
         **({"wall_seconds_pilot": pilot_seconds, "cost_pilot": float(pilot.get("cost", 0.0))}

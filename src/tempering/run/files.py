@@ -71,7 +71,7 @@ def run_spec(spec: RunSpec, *, out: str | Path, progress: bool = False,
     check_output_path(out)
     checkpointing_to(checkpoint_every)
     with pilot_phase(progress) as pilot_done:
-        model, algorithm = spec.build()
+        model, algorithm = spec.build(every=checkpoint_every or None)
         pilot_done(algorithm)
     result = run_built(spec, model, algorithm, out=out, progress=progress,
                        checkpoint_every=checkpoint_every, resume=resume, workers=workers,

@@ -112,7 +112,9 @@ def done_line(attrs: Mapping[str, Any]) -> str:
 
 def pilot_line(pilot: dict[str, Any]) -> str:
     """The pilot's line: ``pilot: 2046 scans on 10 rungs, Λ̂ 4.31 → 10 rungs; 3.2 s (compile
-    4.1 s), cost 20460`` (its seconds and cost are the run's too, apart from warmup's); an
+    4.1 s), cost 20460`` (its seconds and cost are the run's too, apart from warmup's; its
+    compilation is the run's, with ``: the run's programs`` when the run shares them, and
+    ``4 chains ×`` when it ran several); an
     equi-energy pilot places ``levels`` (its ``unit``) and adds T_max and H₀. Any other pilot
     says what it chose (its record's ``chose``): ``pilot: m = 91 (…); 13.0 s, cost 2270``."""
     if "scans" not in pilot:
@@ -121,9 +123,12 @@ def pilot_line(pilot: dict[str, Any]) -> str:
     unit = pilot.get("unit", "rungs")
     ladder = (f" (T_max {pilot['t_max']:.4g}, H₀ {pilot['h0']:.6g})"
               if "t_max" in pilot and "h0" in pilot else "")
-    return (f"pilot: {pilot['scans']} scans on {pilot['rungs']} rungs, Λ̂ {pilot['barrier']:.2f}"
-            f" → {pilot['placed_rungs']} {unit}{ladder}; {pilot['seconds']:.1f} s (compile "
-            f"{pilot['compile_seconds']:.1f} s), cost {pilot['cost']:.0f}")
+    chains = f"{pilot['chains']} chains × " if int(pilot.get("chains", 1)) > 1 else ""
+    shared = ": the run's programs" if pilot.get("shared_programs") else ""
+    return (f"pilot: {chains}{pilot['scans']} scans on {pilot['rungs']} rungs, Λ̂ "
+            f"{pilot['barrier']:.2f} → {pilot['placed_rungs']} {unit}{ladder}; "
+            f"{pilot['seconds']:.1f} s (compile {pilot['compile_seconds']:.1f} s{shared}), "
+            f"cost {pilot['cost']:.0f}")
 
 
 @contextmanager

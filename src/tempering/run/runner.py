@@ -15,8 +15,8 @@ from typing import Any, NamedTuple
 import jax
 import numpy as np
 
+from tempering.algorithms.programs import Compiled
 from tempering.run.checkpoint import Ledger, take_rows, to_device
-from tempering.run.compiled import Compiled
 from tempering.run.progress import HeadlineTally, RunProgress
 from tempering.run.sink import Sink
 

@@ -27,6 +27,7 @@ import numpy as np
 
 from tempering.algorithms import get_sampler
 from tempering.algorithms.base import Algorithm
+from tempering.algorithms.programs import RunLayout
 from tempering.errors import UserInputError
 from tempering.models import get_model
 from tempering.models.base import Model
@@ -125,14 +126,24 @@ class RunSpec:
         """This spec with some fields changed (``spec.replace(draws=2000)``)."""
         return dataclasses.replace(self, **changes)
 
-    def build(self) -> tuple[Model, Algorithm]:
+    def build(self, every: int | None = None) -> tuple[Model, Algorithm]:
         """The model and the algorithm, through the registries (the sampler's options are
         resolved against the model; a pilot, where the sampler has one, runs here)."""
         if self.sampler_options is None:
             raise UserInputError(f"sampler {self.sampler!r} was built by hand, not from the "
                                  "registry: its run cannot be rebuilt")
         model = get_model(self.model, **self.model_options)
-        return model, get_sampler(self.sampler, model, **self.sampler_options)
+        return model, get_sampler(self.sampler, model, layout=self.layout(model, every),
+                                  **self.sampler_options)
+
+    def layout(self, model: Model, every: int | None = None) -> RunLayout:
+        """The shapes this run's programs are compiled for (chains batched by ``vmap``, the
+        driver's chunk of draws, at most ``every``: the checkpoint interval), for a pilot that
+        compiles them first."""
+        from tempering.run.driver import run_layout  # the driver imports this module
+
+        return run_layout(model, chains=self.chains, warmup=self.warmup, draws=self.draws,
+                          thin=self.thin, chain_method=self.chain_method, every=every)
 
     @classmethod
     def of(cls, model: Model, algorithm: Algorithm, **layout: Any) -> RunSpec:

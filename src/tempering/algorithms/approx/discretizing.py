@@ -283,10 +283,11 @@ class DiscretizingOptions(ApproximationOptions):
         check_approximation(model, resolved.approx, 1 if resolved.m == "auto" else resolved.m)
         return resolved
 
-    def run_pilot(self, model: Model) -> Self:
+    def run_pilot(self, model: Model, layout: Any = None) -> Self:
         """With ``m=auto``, the pilot's m (:func:`~tempering.algorithms.approx.pilot.choose_m`);
         its record (with its ``seconds`` and ``cost`` in full evaluations) rides along as
         ``pilot_record`` for the run's facts."""
+        del layout  # its pilot has programs of its own
         if self.m != "auto":
             return self
         _, bound = self.bind_inner(model.dim)

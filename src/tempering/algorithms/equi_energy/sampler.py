@@ -136,8 +136,9 @@ class EnergyLadderOptions(InnerOptions):
                                  f"a model of dimension {model.dim}")
         return resolved
 
-    def run_pilot(self, model: Any) -> Self:
+    def run_pilot(self, model: Any, layout: Any = None) -> Self:
         """With ``levels=auto`` and no ladder given, the pilot's ladder (:meth:`placed`)."""
+        del layout  # its pilot has programs of its own
         placing = self.levels == "auto" and not self.ladder_given()
         return self.placed(model) if placing else self
 

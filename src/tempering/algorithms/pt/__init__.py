@@ -9,7 +9,9 @@ non-reversible, adaptive PT with a variational reference) and ``spt`` (subsample
 - :mod:`.swaps` — swap proposals (sweep, DEO, SEO) over the rung axis;
 - :mod:`.rounds` — the warmup's rounds that move the schedule to equal barrier and fit the
   Gaussian reference;
-- :mod:`.pilot` — the pilot that places the schedule (and the number of rungs) before a run;
+- :mod:`.pilot` — the pilot that places the schedule (and the number of rungs) before a run,
+  on the run's own programs; :mod:`.capacity` — the rung window that lets it: a line of slots
+  of which the rungs in use are a window, data to the compiled program;
 - :mod:`.stats` — what PT records; :mod:`.mixing` — Λ̂, round trips, stepping stones;
   :mod:`.legs` — the two legs of a stabilized path; :mod:`.summary` — its block of
   ``tempering summary``.

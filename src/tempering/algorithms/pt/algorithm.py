@@ -39,12 +39,15 @@ cached density; evaluated, and counted, at β = 0) and its log importance weight
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from typing import Any, NamedTuple
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 from tempering.algorithms.base import Algorithm, AlgorithmInfo, Stat
+from tempering.algorithms.pt.capacity import RungWindow, inside_rungs, trimmed
 from tempering.algorithms.pt.rounds import Rounds, round_record, run_rounds
 from tempering.algorithms.pt.stats import (
     ALL_RUNGS_STATS,
@@ -81,9 +84,11 @@ class PTState(NamedTuple):
     view: tuple  # subset indices in force (fixed per chain), or the adaptive schedule's β's
 
 
-def update_round_trips(index, last_end, round_trips):
-    """Record the replicas now at the top and bottom rungs; count completed round trips."""
-    top, bottom = index[-1], index[0]
+def update_round_trips(index, last_end, round_trips, window=None):
+    """Record the replicas now at the top and bottom rungs (the window's ends, with one);
+    count completed round trips."""
+    top, bottom = (index[-1], index[0]) if window is None else (index[window[1]],
+                                                                  index[window[0]])
     last_end = last_end.at[top].set(jnp.where(last_end[top] == AT_BOTTOM, AT_TOP, last_end[top]))
     completed = last_end[bottom] == AT_TOP
     return last_end.at[bottom].set(AT_BOTTOM), round_trips + completed.astype(jnp.int32)
@@ -124,7 +129,7 @@ def pt_warmup(ladder: TemperingLadder, bound: BoundKernel, step: Callable, reini
 
     def tune(k, state, params, steps):
         inner = params if rounds is None else params["inner"]
-        state, tuned, more = warm_rungs(ladder, bound, k, state, inner, steps)
+        state, tuned, more = warm_rungs(ladder, bound, k, state, inner, steps, window_in(params))
         return state, (tuned if rounds is None else {**params, "inner": tuned}), more
 
     def middle(k, state, params):
@@ -169,7 +174,8 @@ def parallel_tempering(ladder: TemperingLadder, bound: BoundKernel, params: Any,
                        swap: str = "sweep", inner_steps: int = 1,
                        log_ratio: Callable = swap_log_ratio,
                        keep_all_rungs: Model | None = None,
-                       rounds: Rounds | None = None) -> Algorithm:
+                       rounds: Rounds | None = None, window: RungWindow | None = None
+                       ) -> Algorithm:
     """Build PT (power ladder) or SPT (subset ladder with ``redraw=False``).
 
     Parameters
@@ -188,6 +194,10 @@ def parallel_tempering(ladder: TemperingLadder, bound: BoundKernel, params: Any,
         Adapt the schedule in warmup (:mod:`tempering.algorithms.pt.rounds`); the ladder must
         carry its β's in its view (:func:`~tempering.ladders.adaptive_power_ladder`). The
         parameters are then ``{"inner": ..., "schedule": ..., "rejection": ...}``.
+    window
+        With ``rounds``: the ladder is a line of slots of which the window's rungs are in use
+        (:mod:`tempering.algorithms.pt.capacity`); the parameters then carry ``window`` (lo,
+        hi) and ``start``, the line warmup starts from, so one program serves any window.
     """
     check_ladder(ladder, keep_all_rungs is not None)
     target = ladder.target
@@ -195,6 +205,11 @@ def parallel_tempering(ladder: TemperingLadder, bound: BoundKernel, params: Any,
     two_legs = target > 0
     if rounds is not None:
         params = {"inner": params, **round_record(rounds.max_rounds, ladder.num_rungs)}
+    if window is not None:
+        if rounds is None:
+            raise ValueError("a rung window needs an adaptive schedule (rounds)")
+        params = {**params, **jax.device_put({"window": window.as_array(),
+                                              "start": np.asarray(ladder.betas, float)})}
 
     def inner(params):
         return params if rounds is None else params["inner"]
@@ -206,11 +221,13 @@ def parallel_tempering(ladder: TemperingLadder, bound: BoundKernel, params: Any,
 
     def step(key, state, params):
         k_inner, k_swap = jax.random.split(key)
+        live = window_in(params)
         replicas, cost, rung_accept = inner_updates(k_inner, ladder, bound, state.view,
-                                                    inner(params), state.replicas, inner_steps)
+                                                    inner(params), state.replicas, inner_steps,
+                                                    live)
         replicas, index, swap_cost, stats = propose_swaps(
-            k_swap, swap, ladder, bound, state, inner(params), replicas, log_ratio)
-        new = moved_state(state, replicas, index)
+            k_swap, swap, ladder, bound, state, inner(params), replicas, log_ratio, live)
+        new = moved_state(state, replicas, index, live)
         stats |= {ROUND_TRIPS.name: new.round_trips, RUNG_ACCEPTANCE.name: rung_accept,
                   REPLICA_AT_RUNG.name: index,
                   BETA.name: jnp.asarray(schedule(state), float)}
@@ -229,20 +246,43 @@ def parallel_tempering(ladder: TemperingLadder, bound: BoundKernel, params: Any,
     def reinit(state, params):
         replicas = over_rungs(ladder, state.view, lambda m, ld, p, x: bound.make(ld, p).init(x),
                               inner(params), state.replicas.position)
-        return state._replace(replicas=replicas), jnp.sum(rung_costs(ladder))
+        costs = rung_costs(ladder) * inside_rungs(window_in(params), ladder.num_rungs)
+        return state._replace(replicas=replicas), jnp.sum(costs)
 
     def schedule(state):
         return ladder.betas if rounds is None else state.view[0]
 
     def warmup(key, state, params, num_steps):
-        return pt_warmup(ladder, bound, step, reinit, rounds, key, state, params, num_steps)
+        cost = jnp.zeros(())
+        if window is not None:  # the line and window of the parameters, not of the build
+            state, cost = restarted(state, params, reinit)
+        state, params, more = pt_warmup(ladder, bound, step, reinit, rounds, key, state, params,
+                                        num_steps)
+        return state, params, cost + more
 
     def position(state):
         return (state.replicas.position[target] if keep_all_rungs is None
                 else state.replicas.position)
 
     stats, dims = _declared_stats(variational, two_legs, keep_all_rungs is not None)
-    return Algorithm(init, warmup, step, position, params, stats, dims, headline=PT_HEADLINE)
+    trim = None if window is None else partial(trimmed, stats=stats, window=window)
+    return Algorithm(init, warmup, step, position, params, stats, dims, headline=PT_HEADLINE,
+                     trim=trim)
+
+
+def window_in(params: Any) -> jax.Array | None:
+    """The rung window (lo, hi) the parameters carry, if any."""
+    return params.get("window") if isinstance(params, dict) else None
+
+
+def restarted(state: PTState, params: dict[str, Any], reinit: Callable
+              ) -> tuple[PTState, jax.Array]:
+    """The chain started on the parameters' line (``start``) and window: every slot's kernel
+    re-initialised there, the replica at the window's first rung marked as at the bottom."""
+    window = params["window"]
+    state, cost = reinit(state._replace(view=(params["start"], *state.view[1:])), params)
+    last_end = jnp.zeros_like(state.last_end).at[state.replica_at_rung[window[0]]].set(AT_BOTTOM)
+    return state._replace(last_end=last_end), cost
 
 
 def _declared_stats(variational: bool, two_legs: bool, all_rungs: bool
@@ -257,17 +297,18 @@ def _declared_stats(variational: bool, two_legs: bool, all_rungs: bool
 
 
 def propose_swaps(key: jax.Array, swap: str, ladder: TemperingLadder, bound: BoundKernel,
-                  state: PTState, params: Any, replicas: Any, log_ratio: Callable) -> Any:
+                  state: PTState, params: Any, replicas: Any, log_ratio: Callable,
+                  window: jax.Array | None = None) -> Any:
     """The iteration's swaps by ``swap``'s scheme (:mod:`tempering.algorithms.pt.swaps`): the
     replicas, the index process, the swaps' cost and their statistics."""
     key, k_parity = jax.random.split(key)
     if swap == "sweep":
         return sweep_swaps(key, ladder, bound, state.view, params, replicas,
-                           state.replica_at_rung, log_ratio)
+                           state.replica_at_rung, log_ratio, window)
     parity = (jax.random.bernoulli(k_parity).astype(jnp.int32) if swap == "seo"
               else state.iteration % 2)
     return paired_swaps(key, ladder, bound, state.view, params, replicas,
-                        state.replica_at_rung, parity, log_ratio)
+                        state.replica_at_rung, parity, log_ratio, window)
 
 
 def initial_state(ladder: TemperingLadder, bound: BoundKernel, view: tuple, params: Any,
@@ -283,17 +324,18 @@ def initial_state(ladder: TemperingLadder, bound: BoundKernel, view: tuple, para
                    jnp.zeros((), jnp.int32), view)
 
 
-def moved_state(state: PTState, replicas: Any, index: jax.Array) -> PTState:
+def moved_state(state: PTState, replicas: Any, index: jax.Array,
+                window: jax.Array | None = None) -> PTState:
     """The state after an iteration's swaps: round trips counted, the iteration advanced."""
-    last_end, round_trips = update_round_trips(index, state.last_end, state.round_trips)
+    last_end, round_trips = update_round_trips(index, state.last_end, state.round_trips, window)
     return PTState(replicas, index, last_end, round_trips, state.iteration + 1, state.view)
 
 
 def inner_updates(key: jax.Array, ladder: TemperingLadder, bound: BoundKernel, view: tuple,
-                  params: Any, replicas: Any, inner_steps: int
-                  ) -> tuple[Any, jax.Array, jax.Array]:
-    """``inner_steps`` inner updates on every rung: the replicas, their cost and each rung's
-    mean acceptance (R,)."""
+                  params: Any, replicas: Any, inner_steps: int,
+                  window: jax.Array | None = None) -> tuple[Any, jax.Array, jax.Array]:
+    """``inner_steps`` inner updates on every rung: the replicas, their cost (the window's
+    rungs') and each rung's mean acceptance (R,)."""
 
     def one_rung(m, log_density, rung_params, k, replica):
         return run_steps(bound.make(log_density, rung_params).step, k, replica, inner_steps,
@@ -301,13 +343,15 @@ def inner_updates(key: jax.Array, ladder: TemperingLadder, bound: BoundKernel, v
 
     keys = jax.random.split(key, ladder.num_rungs)
     replicas, (n_evals, accept) = over_rungs(ladder, view, one_rung, params, keys, replicas)
-    return replicas, jnp.sum(n_evals * rung_costs(ladder)), accept / inner_steps
+    costs = rung_costs(ladder) * inside_rungs(window, ladder.num_rungs)
+    return replicas, jnp.sum(n_evals * costs), accept / inner_steps
 
 
 def warm_rungs(ladder: TemperingLadder, bound: BoundKernel, key: jax.Array, state: PTState,
-               params: Any, num_steps: int) -> tuple[PTState, Any, jax.Array]:
+               params: Any, num_steps: int, window: jax.Array | None = None
+               ) -> tuple[PTState, Any, jax.Array]:
     """Each rung's inner kernel adapted on its own density, no swaps (rung-stacked ``params``),
-    all rungs as one batch."""
+    all rungs as one batch; the window's evaluations counted."""
 
     def one_rung(m, log_density, rung_params, k, replica):
         return warmup_rung(bound, k, log_density, replica, rung_params, num_steps)
@@ -315,7 +359,8 @@ def warm_rungs(ladder: TemperingLadder, bound: BoundKernel, key: jax.Array, stat
     keys = jax.random.split(key, ladder.num_rungs)
     replicas, tuned, n_evals = over_rungs(ladder, state.view, one_rung, params, keys,
                                           state.replicas)
-    return state._replace(replicas=replicas), tuned, jnp.sum(n_evals * rung_costs(ladder))
+    costs = rung_costs(ladder) * inside_rungs(window, ladder.num_rungs)
+    return state._replace(replicas=replicas), tuned, jnp.sum(n_evals * costs)
 
 
 def _swap_stats(info: AlgorithmInfo) -> tuple[jax.Array, jax.Array]:

@@ -2,6 +2,17 @@
 (:mod:`tempering.algorithms.pt.rounds`), each round's schedule placed at equal estimated barrier
 from the rejections of the round before (:func:`tempering.ladders.adaptive.equal_barrier_betas`).
 
+Two pilots. ``pt``'s (:func:`shared_pilot`) runs the run's own programs, compiled once before
+it: its ladder is a line of slots of fixed capacity (``PILOT_RUNGS`` per leg, all in use for
+the pilot) whose window of rungs in use is data (:mod:`tempering.algorithms.pt.capacity`), so
+the run that follows, on the rungs the pilot placed, compiles nothing more — unless the placed
+rungs do not fit the slots, or the free slots' wasted moves would cost more than compiling the
+run's own programs (measured: the pilot's seconds per scan against its compile seconds). Its
+chains are the run's batch of chains (from ``pilot_seed``), its length the run's warmup; Λ̂ is
+averaged over its chains, and the placed schedule is the average of each chain's placement.
+SPT's (:func:`pilot_schedule`, subset rungs of static sizes) runs one chain on a program of its
+own.
+
 It serves what a compiled warmup cannot change: the number of rungs (``rungs=auto``: about
 2Λ̂ + 1 rungs, Syed et al. 2021 §5.3's advice for non-reversible swaps, from the last round's
 Λ̂ = Σ r_i on ``PILOT_RUNGS`` rungs) and the subset sizes N_m = round(β_m N) of SPT, which are
@@ -24,19 +35,25 @@ import time
 from typing import Any, NamedTuple
 
 import jax
+import jax.numpy as jnp
 import numpy as np
 
 from tempering.algorithms.base import Algorithm
+from tempering.algorithms.programs import Compiled, RunLayout, tall_data
 from tempering.algorithms.pt.algorithm import tuning_steps
 from tempering.algorithms.pt.rounds import Rounds, rounds_in
 from tempering.errors import UserInputError
 from tempering.ladders import equal_barrier_betas, ladder_betas
 from tempering.ladders.reference import line_schedule, target_index
 from tempering.models.base import Model
-from tempering.numerics import compile_lowered
+from tempering.numerics import compile_lowered, jit_once
 
-#: Rungs of the pilot that chooses the number of rungs (Pigeons.jl's default is 10 chains).
+#: Rungs of SPT's pilot that chooses the number of rungs (Pigeons.jl's default is 10 chains).
 PILOT_RUNGS = 10
+#: Rung slots per leg of ``pt``'s shared program, every one in use in its pilot: a leg of
+#: Λ̂ ≤ 7.5 places ⌈2Λ̂⌉ + 1 ≤ 16 rungs, so fits (the 10-D mixture's prior leg had Λ̂ 4.8, 11
+#: rungs, against the 10 slots first tried).
+SLOTS_PER_LEG = 16
 
 
 class PilotRecord(NamedTuple):
@@ -54,6 +71,8 @@ class PilotRecord(NamedTuple):
         Wall seconds of its run and of its compilation.
     cost
         Its likelihood work, full-data-equivalent evaluations.
+    chains
+        Chains it ran (Λ̂ is their mean).
     leg_barriers
         Λ̂ of each leg (one, or with ``reference=stabilized`` the variational leg's and the
         prior leg's; ``barrier`` is their sum).
@@ -67,6 +86,7 @@ class PilotRecord(NamedTuple):
     compile_seconds: float
     cost: float
     leg_barriers: tuple[float, ...] = ()
+    chains: int = 1
 
     def as_fact(self) -> dict[str, Any]:
         return {k: ([float(x) for x in v] if isinstance(v, tuple)
@@ -120,37 +140,40 @@ def pilot_schedule(model: Model, adaptive: Algorithm, *, rounds: int, seed: int,
     return placed, record
 
 
-def place_legs(ran_on: np.ndarray, rejection: np.ndarray, choose_rungs: bool
-               ) -> tuple[np.ndarray, list[float]]:
+def place_legs(ran_on: np.ndarray, rejection: np.ndarray, choose_rungs: bool,
+               counts: list[int] | None = None) -> tuple[np.ndarray, list[float]]:
     """Each leg of the line ``ran_on`` placed at equal Λ̂ from its pairs' ``rejection``: with
     ``choose_rungs``, ⌈2Λ̂⌉ + 1 rungs per leg (at least 2, or 3 when the leg ends at β = 0), else
-    as many as now; the legs' Λ̂ (one leg, or the variational leg and then the prior leg)."""
+    as many as now, or ``counts`` when given; the legs' Λ̂ (one leg, or the variational leg and
+    then the prior leg)."""
     target = target_index(ran_on)
     legs = [slice(0, target + 1), slice(target, len(ran_on))] if target else [slice(None)]
-    lines, counts, barriers = [], [], []
+    lines, counts_here, barriers = [], [], []
     for leg in legs:
         coordinates = ran_on[leg]
         pairs = rejection[leg.start:(None if leg.stop is None else leg.stop - 1)]
         barrier = float(np.sum(np.clip(pairs, 0.0, 1.0)))
         fewest = 3 if coordinates[-1] in (0.0, 2.0) or coordinates[0] == 2.0 else 2
-        counts.append(max(fewest, int(np.ceil(2.0 * barrier)) + 1) if choose_rungs
-                      else len(coordinates))
+        counts_here.append(max(fewest, int(np.ceil(2.0 * barrier)) + 1) if choose_rungs
+                           else len(coordinates))
         lines.append((coordinates, pairs))
         barriers.append(barrier)
+    counts = counts if counts is not None else counts_here
     placed = [equal_barrier_betas(coordinates, pairs, rungs=count)  # NumPy: no program
               for (coordinates, pairs), count in zip(lines, counts, strict=True)]
     return np.concatenate([placed[0], *(new[1:] for new in placed[1:])]), barriers
 
 
-def starting_betas(options: Any) -> np.ndarray:
+def starting_betas(options: Any, auto_rungs: int = PILOT_RUNGS) -> np.ndarray:
     """``start_betas`` when given, else the ``spacing``/``rungs``/``beta_min`` schedule (with
     ``rungs=auto``, ``PILOT_RUNGS`` rungs; per leg with ``reference=stabilized``, whose ``rungs``
-    count the whole line: :func:`~tempering.ladders.reference.line_schedule`)."""
+    count the whole line: :func:`~tempering.ladders.reference.line_schedule`); ``auto_rungs``
+    per leg with ``rungs=auto``."""
     if options.start_betas is not None:
         return np.asarray(options.start_betas, dtype=float)
     two_legs = getattr(options, "reference", "prior") == "stabilized"
     if options.rungs == "auto":
-        upper = lower = PILOT_RUNGS
+        upper = lower = auto_rungs
     elif two_legs:
         upper = (int(options.rungs) + 1) // 2
         lower = int(options.rungs) + 1 - upper
@@ -161,3 +184,89 @@ def starting_betas(options: Any) -> np.ndarray:
         return leg
     return line_schedule("stabilized", leg,
                          ladder_betas(options.spacing, upper, options.beta_min, True))
+
+
+class SharedPilot(NamedTuple):
+    """What :func:`shared_pilot` found: the placed line, its record, and what the choice between
+    the shared programs and the run's own weighs (seconds)."""
+
+    placed: np.ndarray
+    record: PilotRecord
+    scan_seconds: float
+    compile_seconds: float
+
+    def worth_sharing(self, fits: bool, warmup: int) -> bool:
+        """Whether the run should keep the pilot's programs: the placed rungs ``fits`` the
+        slots, the run warms up (its warmup starts the chains on the placed line), and the free
+        slots' moves over the run (``scan_seconds`` × the free share of the slots) cost less
+        than compiling the run's own programs (``compile_seconds``, measured)."""
+        free = 1.0 - self.record.placed_rungs / self.record.rungs
+        return fits and warmup > 0 and self.scan_seconds * free < self.compile_seconds
+
+
+def shared_pilot(model: Model, algorithm: Algorithm, layout: RunLayout, *, seed: int,
+                 choose_rungs: bool) -> SharedPilot:
+    """The schedule placed by ``layout.batch`` chains of ``algorithm`` (PT on every slot of its
+    line) warmed up for ``layout.warmup`` steps on the run's own programs
+    (:meth:`~tempering.algorithms.programs.Compiled.shared`: compiled here, warmup and chunk
+    together, and reused by the run). Per leg, ⌈2Λ̄⌉ + 1 rungs (Λ̄ the chains' mean Λ̂ of their
+    last measured round), each chain's equal-barrier placement averaged over the chains."""
+    compiled = Compiled.shared(algorithm, layout.thin, tall_data(model))
+    batch = int(layout.batch)
+    start, warm_keys, sample_keys = pilot_keys(model, seed, batch)
+    params = jax.device_put(jax.tree.map(
+        lambda p: np.broadcast_to(np.asarray(p), (batch, *np.shape(p))), algorithm.params))
+    shapes = jax.eval_shape(jax.vmap(algorithm.init), *start)
+    t0 = time.perf_counter()
+    compiled.prepare(start, warm_keys, sample_keys, shapes, params, layout.warmup, layout.chunk)
+    t1 = time.perf_counter()
+    _, warmed, cost = jax.block_until_ready(
+        compiled.warmup(start, warm_keys, params, layout.warmup))
+    seconds = time.perf_counter() - t1
+    rejection, schedule = np.asarray(warmed["rejection"]), np.asarray(warmed["schedule"])
+    measured = [r for r in range(rejection.shape[1]) if np.all(np.isfinite(rejection[:, r]))]
+    if not measured:
+        raise UserInputError("warmup: the rungs=auto pilot measured no round in the run's "
+                             f"{layout.warmup} warmup steps; give more warmup, or rungs")
+    last = measured[-1]
+    line = np.asarray(algorithm.facts["betas"])
+    counts = leg_counts(line, rejection[:, last], choose_rungs)
+    placements = [place_legs(schedule[b, last - 1] if last > 0 else line, rejection[b, last],
+                             choose_rungs, counts) for b in range(batch)]
+    placed = np.mean([p[0] for p in placements], axis=0)
+    barriers = np.mean([p[1] for p in placements], axis=0)
+    record = PilotRecord(layout.warmup, len(line), len(placed), float(np.sum(barriers)), seconds,
+                         t1 - t0, float(np.asarray(cost).sum()), tuple(float(b) for b in barriers))
+    steps = layout.warmup + layout.draws * layout.thin
+    return SharedPilot(placed, record._replace(chains=batch), seconds / layout.warmup * steps,
+                       t1 - t0)
+
+
+def leg_counts(line: np.ndarray, rejections: np.ndarray, choose_rungs: bool) -> list[int] | None:
+    """Rungs per leg from the chains' mean Λ̂ (``rejections``: (chains, pairs)), as
+    :func:`place_legs` counts them for one chain; ``None`` keeps the count."""
+    if not choose_rungs:
+        return None
+    target = target_index(line)
+    legs = [slice(0, target), slice(target, None)] if target else [slice(None)]
+    counts = []
+    for leg in legs:
+        barrier = float(np.mean(np.sum(np.clip(rejections[:, leg], 0.0, 1.0), axis=1)))
+        ends = line[leg.start or 0], line[-1] if leg.stop is None else line[leg.stop]
+        fewest = 3 if 0.0 in ends or 2.0 in ends else 2
+        counts.append(max(fewest, int(np.ceil(2.0 * barrier)) + 1))
+    return counts
+
+
+def pilot_keys(model: Model, seed: int, batch: int) -> tuple[tuple, jax.Array, jax.Array]:
+    """The pilot chains' (init keys, positions), warmup keys and sampling keys: chain c from
+    ``fold_in(key(seed), c)`` (typed keys, as the run's), in one compiled call."""
+
+    @jit_once
+    def start(seed):
+        keys = jax.vmap(lambda c: jax.random.split(
+            jax.random.fold_in(jax.random.key(seed), c), 4))(jnp.arange(batch))
+        positions = jax.vmap(model.init_position)(keys[:, 0])
+        return (keys[:, 1], positions), keys[:, 2], keys[:, 3]
+
+    return start(np.int64(seed))

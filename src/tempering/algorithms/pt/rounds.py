@@ -24,6 +24,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from tempering.algorithms.pt.capacity import inside_pairs
 from tempering.ladders.reference import (
     FIRST_FIT_ROUND,
     equal_barrier_legs,
@@ -158,18 +159,22 @@ def close_round(rounds: Rounds, reinit: Callable, r: jax.Array, state: Any,
                 params: dict[str, Any], sums: RoundSums) -> tuple[Any, dict[str, Any], jax.Array]:
     """Record round r; move the schedule when every pair was proposed (and count the
     re-initialisation's evaluations); refit q from the round's target draws."""
-    seen = sums.proposed > 0
-    rejection = 1.0 - sums.prob / jnp.maximum(sums.proposed, 1)
+    window = params.get("window")  # a rung window's free pairs are never proposed
+    inside = inside_pairs(window, sums.proposed.shape[0])
+    seen = (sums.proposed > 0) | ~inside
+    rejection = jnp.where(inside, 1.0 - sums.prob / jnp.maximum(sums.proposed, 1), 0.0)
     betas = state.view[0]
     move = jnp.all(seen)
-    new_betas = jnp.where(move, equal_barrier_legs(betas, rejection, rounds.target), betas)
+    new_betas = jnp.where(move, equal_barrier_legs(betas, rejection, rounds.target, window),
+                          betas)
     params = {
         **params,
         "inner": jax.tree.map(lambda a, b: jnp.where(move, a, b),
                               rounds.inner_for(new_betas, betas, params["inner"]),
                               params["inner"]),
         "schedule": params["schedule"].at[r].set(new_betas),
-        "rejection": params["rejection"].at[r].set(jnp.where(seen, rejection, jnp.nan)),
+        "rejection": params["rejection"].at[r].set(jnp.where(seen & inside, rejection,
+                                                             jnp.nan)),
     }
     view = (new_betas, *state.view[1:])
     refit = move

@@ -12,8 +12,15 @@ from pydantic import Field, NonNegativeInt, PrivateAttr, model_validator
 from tempering.algorithms.base import Algorithm
 from tempering.algorithms.cost_model import pt_predicted_cost
 from tempering.algorithms.options import TemperingOptions
+from tempering.algorithms.programs import RunLayout
 from tempering.algorithms.pt.algorithm import parallel_tempering
-from tempering.algorithms.pt.pilot import pilot_schedule, starting_betas
+from tempering.algorithms.pt.capacity import RungWindow, padded_line
+from tempering.algorithms.pt.pilot import (
+    SLOTS_PER_LEG,
+    pilot_schedule,
+    shared_pilot,
+    starting_betas,
+)
 from tempering.algorithms.pt.rounds import Rounds
 from tempering.algorithms.pt.stats import ALL_RUNGS_STATS, PT_STATS
 from tempering.algorithms.pt.summary import swap_lines, swap_summary
@@ -68,6 +75,8 @@ class PTOptions(TemperingOptions):
     REFERENCES: ClassVar[tuple[str, ...]] = ("prior", "variational", "stabilized")
     _schedule_by_default: bool = PrivateAttr(default=False)
     _notes: list[str] = PrivateAttr(default_factory=list)
+    #: the pilot's algorithm, whose compiled programs the run shares (``capacity`` kept)
+    _programs: Any = PrivateAttr(default=None)
 
     inner: str = Field("hmc", description="any registered kernel (default hmc: each rung "
                                            "tunes its step size and a diagonal mass matrix)")
@@ -93,6 +102,10 @@ class PTOptions(TemperingOptions):
                           "target); default: stabilized with the adaptive schedule (5 rungs or "
                           "more), prior with a fixed one")
     reference_covariance: Literal["diagonal", "full"] = "diagonal"
+    capacity: list[Annotated[int, Field(ge=2)]] | None = Field(
+        None, description="rung slots per leg of the run's program: the rungs=auto pilot sets "
+                          "it when the run shares the pilot's compiled program, whose rungs in "
+                          "use are then a window of the slots")
 
     @model_validator(mode="after")
     def _schedule_defaults(self) -> Self:
@@ -133,17 +146,34 @@ class PTOptions(TemperingOptions):
                              "reference is fitted in warmup's rounds)")
         if self.start_betas is not None:
             _check_start(self.start_betas, self.rungs, self.reference == "stabilized")
+        if self.capacity is not None:
+            _check_capacity(self.start_betas, self.capacity, self.reference == "stabilized")
         return self
 
     def betas(self) -> np.ndarray:
         """The schedule warmup starts from (``start_betas``, else the fixed ladder)."""
         return starting_betas(self)
 
-    def run_pilot(self, model: Any) -> Self:
-        """With ``rungs=auto``, the pilot's rungs and schedule (:meth:`placed`)."""
+    def run_pilot(self, model: Any, layout: RunLayout | None = None) -> Self:
+        """With ``rungs=auto``, the rungs and schedule a pilot places on the run's own programs
+        (:func:`~tempering.algorithms.pt.pilot.shared_pilot`, for ``layout``: default
+        :class:`~tempering.algorithms.programs.RunLayout`). The run keeps the pilot's programs
+        (``capacity`` set, the pilot's algorithm riding along) when the placed rungs fit its
+        slots and the free slots' moves cost less than compiling the run's own programs."""
         if self.rungs != "auto":
             return self
-        return self.placed(model, build(model, self, pilot=True), choose_rungs=True)
+        layout = layout or RunLayout()
+        slots = [SLOTS_PER_LEG] * (2 if self.reference == "stabilized" else 1)
+        line = [float(b) for b in starting_betas(self, SLOTS_PER_LEG)]
+        pilot = build(model, self.model_copy(update={"rungs": len(line), "start_betas": line,
+                                                     "capacity": slots}))
+        found = shared_pilot(model, pilot, layout, seed=self.pilot_seed, choose_rungs=True)
+        start = [float(b) for b in found.placed]
+        keep = found.worth_sharing(fits(start, slots), layout.warmup)
+        placed = self.model_copy(update={"rungs": len(start), "start_betas": start,
+                                         "capacity": slots if keep else None})
+        placed._programs = pilot if keep else None
+        return placed.carrying({**found.record.as_fact(), "shared_programs": keep})
 
     def placed(self, model: Model, pilot: Algorithm, *, choose_rungs: bool) -> Self:
         """These options with ``start_betas`` (and ``rungs``) placed by ``pilot``'s rounds; the
@@ -172,19 +202,47 @@ def _check_start(betas: list[float], rungs: int | str, two_legs: bool) -> None:
 
 def build(model: Model, options: PTOptions, pilot: bool = False) -> Algorithm:
     """PT on the powered-likelihood ladder of ``options``, adaptive or fixed (``pilot``: the
-    ``rungs=auto`` pilot's build, whose warmup ends with its last round)."""
+    ``rungs=auto`` pilot's build, whose warmup ends with its last round). With ``capacity``
+    the ladder is a line of slots and the schedule a window of it
+    (:mod:`~tempering.algorithms.pt.capacity`); the functions are then the pilot's, when it
+    ran in this process, so that the run reuses its compiled programs."""
     adaptive = options.schedule == "adaptive"
-    ladder = (adaptive_power_ladder(model, options.betas(), options.reference or "prior",
+    line, window = options.betas(), None
+    if options.capacity is not None:
+        line, window = padded_line(line, tuple(options.capacity))
+    ladder = (adaptive_power_ladder(model, line, options.reference or "prior",
                                     options.reference_covariance == "full") if adaptive
-              else power_tempering_ladder(model, options.betas()))
-    return build_over(model, options, ladder,
-                      keep_all_rungs=model if options.keep_all_rungs else None,
-                      adaptive=adaptive, pilot=pilot)
+              else power_tempering_ladder(model, line))
+    algorithm = build_over(model, options, ladder,
+                           keep_all_rungs=model if options.keep_all_rungs else None,
+                           adaptive=adaptive, pilot=pilot, window=window)
+    programs = options._programs
+    if programs is None or window is None:
+        return algorithm
+    return programs._replace(params=algorithm.params, facts=algorithm.facts, trim=algorithm.trim)
+
+
+def fits(start: list[float], capacity: list[int]) -> bool:
+    """Whether the line ``start`` fits ``capacity`` slots per leg."""
+    try:
+        padded_line(np.asarray(start), tuple(capacity))
+    except ValueError:
+        return False
+    return True
+
+
+def _check_capacity(start: list[float] | None, capacity: list[int], two_legs: bool) -> None:
+    if start is None:
+        raise ValueError("capacity: needs start_betas (the rungs placed in the slots)")
+    if len(capacity) != (2 if two_legs else 1):
+        raise ValueError(f"capacity: {'two legs' if two_legs else 'one leg'} take "
+                         f"{2 if two_legs else 1} slot counts, got {len(capacity)}")
+    padded_line(np.asarray(start), tuple(capacity))
 
 
 def build_over(model: Model, options: PTOptions, ladder: TemperingLadder,
                keep_all_rungs: Model | None, adaptive: bool = False,
-               pilot: bool = False) -> Algorithm:
+               pilot: bool = False, window: RungWindow | None = None) -> Algorithm:
     """PT over ``ladder`` with the inner kernel of ``options`` (shared with SPT); with
     ``adaptive``, warmup moves the schedule (the ladder carries it in its view), carrying a
     tuned kernel's parameters along (:func:`~tempering.algorithms.rungs.carried_params`) or
@@ -203,9 +261,14 @@ def build_over(model: Model, options: PTOptions, ladder: TemperingLadder,
     betas = np.asarray(path_beta(np.asarray(ladder.betas)))
     algorithm = parallel_tempering(ladder, bound, spec.rung_params(bound, betas),
                                    swap=str(options.swap), inner_steps=options.inner_steps,
-                                   keep_all_rungs=keep_all_rungs, rounds=rounds)
+                                   keep_all_rungs=keep_all_rungs, rounds=rounds,
+                                   window=window)
     facts: dict[str, Any] = {**ladder_facts(ladder), "schedule": [options.schedule],
                              **options.pilot_facts()}
+    if window is not None:  # the record keeps the window's rungs: so do the facts
+        rungs = slice(window.lo, window.hi + 1)
+        facts |= {name: facts[name][rungs] for name in ("betas", "sizes", "rung_costs")}
+        facts["rung_window"] = list(window)
     if options._notes:
         facts["notes"] = list(options._notes)
     return algorithm._replace(facts=facts)

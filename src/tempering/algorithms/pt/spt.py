@@ -46,6 +46,13 @@ class SPTOptions(PTOptions, SubsetOptions):
             raise ValueError("only pt keeps every rung (subset rungs have no power weights)")
         return value
 
+    @field_validator("capacity")
+    @classmethod
+    def _no_slots(cls, value: list[int] | None) -> list[int] | None:
+        if value is not None:
+            raise ValueError("only pt's program has rung slots (subset rungs have static sizes)")
+        return value
+
     def geometric_fallback(self, note: str) -> Self:
         """These options on the fixed geometric ladder, with ``note`` saying why (the sampler's
         facts carry it to the run file and the summary)."""
@@ -71,8 +78,9 @@ class SPTOptions(PTOptions, SubsetOptions):
                 f"subset is not a sum over points)")
         return resolved
 
-    def run_pilot(self, model: Any) -> Self:
+    def run_pilot(self, model: Any, layout: Any = None) -> Self:
         """For the adaptive schedule, the pilot's β's (and rungs, with ``rungs=auto``)."""
+        del layout  # its pilot has programs of its own
         if self.schedule != "adaptive" or self.start_betas is not None:
             return self
         ladder = adaptive_subset_ladder(model, self.betas(), subsets=self.subsets)

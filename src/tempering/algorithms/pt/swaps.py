@@ -25,6 +25,7 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 
+from tempering.algorithms.pt.capacity import inside_pairs
 from tempering.algorithms.pt.stats import (
     SWAP_ACCEPTED,
     SWAP_LOG_DOWN,
@@ -68,8 +69,10 @@ def _pair_keys(key: jax.Array, pairs: int) -> jax.Array:
 
 def paired_swaps(key: jax.Array, ladder: TemperingLadder, bound: BoundKernel, view: tuple,
                  params: Any, replicas: Any, index: jax.Array, parity: jax.Array,
-                 log_ratio: Callable = swap_log_ratio) -> Swapped:
-    """Even/odd swaps: the pairs (l, l + 1) with l ≡ ``parity`` (mod 2), all at once.
+                 log_ratio: Callable = swap_log_ratio, window: jax.Array | None = None
+                 ) -> Swapped:
+    """Even/odd swaps: the pairs (l, l + 1) with l ≡ ``parity`` (mod 2), all at once (inside
+    the rung ``window``, with one: :mod:`~tempering.algorithms.pt.capacity`).
 
     Returns the replicas, the index process (replica id on each rung), the cost of the
     evaluations and the swap statistics (per pair; unproposed pairs have probability 0).
@@ -81,7 +84,7 @@ def paired_swaps(key: jax.Array, ladder: TemperingLadder, bound: BoundKernel, vi
                             params, incoming)
     log_r = log_ratio(candidates.logdensity[1:], candidates.logdensity[:-1],
                       replicas.logdensity[1:], replicas.logdensity[:-1])
-    proposed = jnp.arange(num - 1) % 2 == parity
+    proposed = (jnp.arange(num - 1) % 2 == parity) & inside_pairs(window, num - 1)
     accepted, prob = jax.vmap(metropolis)(_pair_keys(key, num - 1), log_r)
     accepted = proposed & accepted
     moved = paired & accepted[jnp.clip(jnp.minimum(jnp.arange(num), partner), 0, num - 2)]
@@ -99,16 +102,19 @@ def paired_swaps(key: jax.Array, ladder: TemperingLadder, bound: BoundKernel, vi
 
 def sweep_swaps(key: jax.Array, ladder: TemperingLadder, bound: BoundKernel, view: tuple,
                 params: Any, replicas: Any, index: jax.Array,
-                log_ratio: Callable = swap_log_ratio) -> Swapped:
-    """Every pair, m = M down to 1, each proposal seeing the swaps before it: a ``lax.scan``."""
+                log_ratio: Callable = swap_log_ratio, window: jax.Array | None = None
+                ) -> Swapped:
+    """Every pair, m = M down to 1, each proposal seeing the swaps before it: a ``lax.scan``
+    (the pairs inside the rung ``window`` only, with one)."""
     top = ladder.num_rungs - 1
+    inside = inside_pairs(window, top)
 
     def set_row(tree, m, row):
         return jax.tree.map(lambda a, r: a.at[m].set(r), tree, row)
 
     def one_pair(carry, xs):
         replicas, index = carry
-        m, k = xs
+        m, k, ok = xs
         lo, hi = rung_slice(replicas, m - 1), rung_slice(replicas, m)
         hi_cand = bound.make(density_of(ladder, view, m), rung_slice(params, m)).init(
             lo.position)
@@ -116,6 +122,7 @@ def sweep_swaps(key: jax.Array, ladder: TemperingLadder, bound: BoundKernel, vie
             hi.position)
         log_r = log_ratio(hi_cand.logdensity, lo_cand.logdensity, hi.logdensity, lo.logdensity)
         accepted, prob = metropolis(k, log_r)
+        accepted, prob = accepted & ok, jnp.where(ok, prob, 0.0)
         new_hi = jax.tree.map(lambda a, b: jnp.where(accepted, a, b), hi_cand, hi)
         new_lo = jax.tree.map(lambda a, b: jnp.where(accepted, a, b), lo_cand, lo)
         replicas = set_row(set_row(replicas, m, new_hi), m - 1, new_lo)
@@ -126,9 +133,9 @@ def sweep_swaps(key: jax.Array, ladder: TemperingLadder, bound: BoundKernel, vie
 
     pairs = jnp.arange(top, 0, -1)
     (replicas, index), (prob, accepted, log_up, log_down) = jax.lax.scan(
-        one_pair, (replicas, index), (pairs, jax.random.split(key, top)))
+        one_pair, (replicas, index), (pairs, jax.random.split(key, top), inside[::-1]))
     costs = rung_costs(ladder)
-    stats = {SWAP_PROB.name: prob[::-1], SWAP_PROPOSED.name: jnp.ones(top, bool),
+    stats = {SWAP_PROB.name: prob[::-1], SWAP_PROPOSED.name: inside,
              SWAP_ACCEPTED.name: accepted[::-1], SWAP_LOG_UP.name: log_up[::-1],
              SWAP_LOG_DOWN.name: log_down[::-1]}
-    return replicas, index, jnp.sum(costs[:-1] + costs[1:]), stats
+    return replicas, index, jnp.sum(jnp.where(inside, costs[:-1] + costs[1:], 0.0)), stats

@@ -1,10 +1,13 @@
-"""The chain-batched, ahead-of-time compiled functions the driver runs (:class:`Compiled`)."""
+"""The chain-batched, ahead-of-time compiled programs of an algorithm (:class:`Compiled`): what
+the driver runs, and what a pilot that shares the run's programs runs before it
+(:meth:`Compiled.shared`)."""
 
 from __future__ import annotations
 
 import time
+from collections import OrderedDict
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
+from typing import Any, NamedTuple
 
 import jax
 import jax.numpy as jnp
@@ -24,6 +27,23 @@ TALL_DATA = 2**20
 def tall_data(model: Any) -> bool:
     """Whether ``model``'s data hold at least :data:`TALL_DATA` numbers."""
     return sum(int(np.size(leaf)) for leaf in jax.tree.leaves(model.data)) >= TALL_DATA
+
+
+class RunLayout(NamedTuple):
+    """The shapes a run's programs are compiled for, as a pilot that runs them first needs them:
+    chains run together (``batch``), warmup steps, draws and thinning, and draws per chunk
+    (:func:`tempering.run.driver.chunk_length`). The defaults are :func:`tempering.run_chains`'s
+    (4 chains as one batch, 500 warmup steps, 1000 draws in chunks of 50)."""
+
+    batch: int = 4
+    warmup: int = 500
+    draws: int = 1000
+    thin: int = 1
+    chunk: int = 50
+
+
+#: Algorithms whose compiled programs a process keeps for a later run (:meth:`Compiled.shared`).
+SHARED_ALGORITHMS = 4
 
 
 class Compiled:
@@ -50,6 +70,25 @@ class Compiled:
         self._executables: dict[tuple, Any] = {}
         self.compile_seconds = 0.0
 
+    _shared: OrderedDict[tuple, Compiled] = OrderedDict()
+
+    @classmethod
+    def shared(cls, algorithm: Algorithm, thin: int, compute_bound_warmup: bool = False
+               ) -> Compiled:
+        """The process's :class:`Compiled` for ``algorithm``'s functions (the same ``init``,
+        ``warmup``, ``step`` and ``position``; its parameters may differ, as they are arguments
+        of the programs): a pilot that ran the run's own programs (PT's ``rungs=auto``) hands
+        them to the run this way. The last :data:`SHARED_ALGORITHMS` algorithms are kept."""
+        key = (id(algorithm.step), int(thin), bool(compute_bound_warmup))
+        found = cls._shared.get(key)
+        if found is None or found.algorithm.step is not algorithm.step:
+            found = cls._shared[key] = cls(algorithm, thin, compute_bound_warmup)
+        found.algorithm = algorithm  # the caller's facts and trim; the functions are the same
+        cls._shared.move_to_end(key)
+        while len(cls._shared) > SHARED_ALGORITHMS:
+            cls._shared.popitem(last=False)
+        return found
+
     def _executable(self, name: str, fn, args: tuple, static: int, batch: int):
         cache_key = (name, static, batch)
         if cache_key not in self._executables:
@@ -66,26 +105,29 @@ class Compiled:
 
     def prepare(self, start, warm_key, sample_key, state, params, warmup: int,
                 length: int) -> None:
-        """Compile the warmup and the chunk executables for these shapes before any timing: both
-        traced and lowered here, then compiled at once (XLA compiles a module on one thread and
-        releases the GIL, so with two free cores the pair costs about the larger of the two).
-        ``start`` is the chains' (init keys, positions); ``state`` may be shapes only
-        (``jax.ShapeDtypeStruct``s), as before a warmup, which starts the chains itself."""
+        """Compile the warmup and the chunk executables for these shapes before any timing. Each
+        is traced and lowered here and handed to a thread to compile at once (XLA compiles a
+        module on one thread and releases the GIL): the warmup, the larger, first, so that the
+        chunk's tracing overlaps its compilation, and with two free cores the pair costs about
+        the warmup's tracing and compilation. ``start`` is the chains' (init keys, positions);
+        ``state`` may be shapes only (``jax.ShapeDtypeStruct``s), as before a warmup, which
+        starts the chains itself."""
         batch = warm_key.shape[0]
         chunk_args = (sample_key, state, params, np.int64(0), np.int64(length))
-        jobs: list[tuple[str, Any, tuple, int]] = [("chunk", self._chunk_jit, chunk_args, length)]
+        jobs: list[tuple[str, Any, tuple, int]] = []
         if warmup > 0:
             jobs.append(("warmup", self._warmup, (*start, warm_key, params), warmup))
+        jobs.append(("chunk", self._chunk_jit, chunk_args, length))
         todo = [job for job in jobs if (job[0], job[3], batch) not in self._executables]
         if not todo:
             return
         t0 = time.perf_counter()
-        # tracing runs the user's Python (a NumPyro model keeps a global handler stack), so it
-        # stays on this thread; only XLA's compilation runs on the pool
-        lowered = [job[1].lower(*job[2], job[3]) for job in todo]
         with ThreadPoolExecutor(max_workers=len(todo)) as pool:
-            done = list(pool.map(compile_lowered, lowered,
-                                 [job[0] == "chunk" or self.warm_like_chunk for job in todo]))
+            # tracing runs the user's Python (a NumPyro model keeps a global handler stack), so
+            # it stays on this thread; only XLA's compilation runs on the pool
+            futures = [pool.submit(compile_lowered, job[1].lower(*job[2], job[3]),
+                                   job[0] == "chunk" or self.warm_like_chunk) for job in todo]
+            done = [future.result() for future in futures]
         for (name, _, _, static), executable in zip(todo, done, strict=True):
             self._executables[(name, static, batch)] = executable
         self.compile_seconds += time.perf_counter() - t0
@@ -93,14 +135,14 @@ class Compiled:
     def record_shapes(self, batch: int, length: int) -> dict[str, jax.ShapeDtypeStruct]:
         """One draw's record by name, as the compiled chunk for ``batch`` chains makes it."""
         _, record = self._executables[("chunk", length, batch)].out_info
-        return _per_draw(record)
+        return self._kept(_per_draw(record), 0)
 
     def traced_record_shapes(self, sample_key, state, params) -> dict[str, jax.ShapeDtypeStruct]:
         """One draw's record by name, from tracing a one-draw chunk (nothing compiled): for a
         process that makes a run file without running chains (a Dask run's client)."""
         _, record = jax.eval_shape(lambda k, s, p: self._chunk_jit(k, s, p, 0, 1, 1),
                                    sample_key, state, params)
-        return _per_draw(record)
+        return self._kept(_per_draw(record), 0)
 
     def warmup(self, start, key, params, num_steps: int):
         """The chains started at ``start`` (init keys, positions) and warmed up: one program,
@@ -119,7 +161,13 @@ class Compiled:
         state, record = self._executable("chunk", self._chunk_jit, args, length,
                                          key.shape[0])(*args)
         # sliced on the host: a device array's slice compiles a program per length
-        return state, jax.tree.map(lambda a: a[:, :count], record)
+        record = jax.tree.map(lambda a: np.asarray(a)[:, :count], record)
+        return state, self._kept(record, 2)
+
+    def _kept(self, record: dict[str, Any], axis: int) -> dict[str, Any]:
+        """The record as the run keeps it (:attr:`~tempering.algorithms.base.Algorithm.trim`)."""
+        trim = self.algorithm.trim
+        return record if trim is None else trim(record, axis)
 
     def _chunk(self, key, state, params, start, count, length):
         algorithm, thin = self.algorithm, self.thin
