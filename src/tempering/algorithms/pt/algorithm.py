@@ -47,7 +47,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from tempering.algorithms.base import Algorithm, AlgorithmInfo, Stat
-from tempering.algorithms.pt.capacity import RungWindow, inside_rungs, trimmed
+from tempering.algorithms.pt.capacity import RungWindow, inside_rungs, trimmed, window_in
 from tempering.algorithms.pt.rounds import Rounds, round_record, run_rounds
 from tempering.algorithms.pt.stats import (
     ALL_RUNGS_STATS,
@@ -203,13 +203,7 @@ def parallel_tempering(ladder: TemperingLadder, bound: BoundKernel, params: Any,
     target = ladder.target
     variational = rounds is not None and rounds.fit_reference is not None
     two_legs = target > 0
-    if rounds is not None:
-        params = {"inner": params, **round_record(rounds.max_rounds, ladder.num_rungs)}
-    if window is not None:
-        if rounds is None:
-            raise ValueError("a rung window needs an adaptive schedule (rounds)")
-        params = {**params, **jax.device_put({"window": window.as_array(),
-                                              "start": np.asarray(ladder.betas, float)})}
+    params = _parameters(params, ladder, rounds, window)
 
     def inner(params):
         return params if rounds is None else params["inner"]
@@ -231,16 +225,10 @@ def parallel_tempering(ladder: TemperingLadder, bound: BoundKernel, params: Any,
         stats |= {ROUND_TRIPS.name: new.round_trips, RUNG_ACCEPTANCE.name: rung_accept,
                   REPLICA_AT_RUNG.name: index,
                   BETA.name: jnp.asarray(schedule(state), float)}
-        if variational:
-            stats[REFERENCE_ACTIVE.name] = state.view[1].active
-        if not two_legs:
-            stats.pop(SWAP_LOG_DOWN.name)
-        if keep_all_rungs is not None:
-            all_rungs, energy_cost = _all_rungs_stats(keep_all_rungs, ladder.betas, replicas)
-            stats |= all_rungs
-            cost = cost + energy_cost
-        info = AlgorithmInfo(rung_accept[target], cost + swap_cost, replicas.logdensity[target],
-                             stats)
+        stats, more = _declared_only(stats, state, replicas, ladder, variational, two_legs,
+                                     keep_all_rungs)
+        info = AlgorithmInfo(rung_accept[target], cost + swap_cost + more,
+                             replicas.logdensity[target], stats)
         return new, info
 
     def reinit(state, params):
@@ -270,9 +258,35 @@ def parallel_tempering(ladder: TemperingLadder, bound: BoundKernel, params: Any,
                      trim=trim)
 
 
-def window_in(params: Any) -> jax.Array | None:
-    """The rung window (lo, hi) the parameters carry, if any."""
-    return params.get("window") if isinstance(params, dict) else None
+def _parameters(inner: Any, ladder: TemperingLadder, rounds: Rounds | None,
+                window: RungWindow | None) -> Any:
+    """PT's parameters: the inner kernel's, with ``rounds`` in ``{"inner": ...}`` beside the
+    round record, with a ``window`` also the window and the line warmup starts from."""
+    if rounds is None:
+        if window is not None:
+            raise ValueError("a rung window needs an adaptive schedule (rounds)")
+        return inner
+    params = {"inner": inner, **round_record(rounds.max_rounds, ladder.num_rungs)}
+    if window is None:
+        return params
+    return {**params, **jax.device_put({"window": window.as_array(),
+                                        "start": np.asarray(ladder.betas, float)})}
+
+
+def _declared_only(stats: dict, state: PTState, replicas: Any, ladder: TemperingLadder,
+                   variational: bool, two_legs: bool, keep_all_rungs: Model | None
+                   ) -> tuple[dict, jax.Array | float]:
+    """A step's statistics as :func:`_declared_stats` declares them (q's flag with a fitted
+    reference, no wider-side ratio on one leg, every rung's draws with ``keep_all_rungs``), and
+    the cost of the evaluations those take."""
+    if variational:
+        stats[REFERENCE_ACTIVE.name] = state.view[1].active
+    if not two_legs:
+        stats.pop(SWAP_LOG_DOWN.name)
+    if keep_all_rungs is None:
+        return stats, 0.0
+    all_rungs, energy_cost = _all_rungs_stats(keep_all_rungs, ladder.betas, replicas)
+    return stats | all_rungs, energy_cost
 
 
 def restarted(state: PTState, params: dict[str, Any], reinit: Callable

@@ -72,6 +72,11 @@ def padded_line(active: np.ndarray, capacity: tuple[int, ...]) -> tuple[np.ndarr
     return line, RungWindow(lo, lo + len(active) - 1, upper + lower - 1, upper - 1)
 
 
+def window_in(params: Any) -> jax.Array | None:
+    """The rung window (lo, hi) PT's parameters carry, if any."""
+    return params.get("window") if isinstance(params, dict) else None
+
+
 def inside_pairs(window: jax.Array | None, pairs: int) -> jax.Array:
     """Whether pair (i, i + 1) lies in the window, (pairs,); every pair without a window."""
     i = jnp.arange(pairs)

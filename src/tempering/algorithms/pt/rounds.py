@@ -24,7 +24,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from tempering.algorithms.pt.capacity import inside_pairs
+from tempering.algorithms.pt.capacity import inside_pairs, window_in
 from tempering.ladders.reference import (
     FIRST_FIT_ROUND,
     equal_barrier_legs,
@@ -159,7 +159,7 @@ def close_round(rounds: Rounds, reinit: Callable, r: jax.Array, state: Any,
                 params: dict[str, Any], sums: RoundSums) -> tuple[Any, dict[str, Any], jax.Array]:
     """Record round r; move the schedule when every pair was proposed (and count the
     re-initialisation's evaluations); refit q from the round's target draws."""
-    window = params.get("window")  # a rung window's free pairs are never proposed
+    window = window_in(params)  # a rung window's free pairs are never proposed
     inside = inside_pairs(window, sums.proposed.shape[0])
     seen = (sums.proposed > 0) | ~inside
     rejection = jnp.where(inside, 1.0 - sums.prob / jnp.maximum(sums.proposed, 1), 0.0)
