@@ -12,7 +12,7 @@ from pydantic import Field, NonNegativeInt, PrivateAttr, model_validator
 from tempering.algorithms.base import Algorithm
 from tempering.algorithms.cost_model import pt_predicted_cost
 from tempering.algorithms.options import TemperingOptions
-from tempering.algorithms.programs import RunLayout
+from tempering.algorithms.programs import RunLayout, tall_data
 from tempering.algorithms.pt.algorithm import parallel_tempering
 from tempering.algorithms.pt.capacity import RungWindow, padded_line
 from tempering.algorithms.pt.pilot import (
@@ -159,9 +159,14 @@ class PTOptions(TemperingOptions):
         (:func:`~tempering.algorithms.pt.pilot.shared_pilot`, for ``layout``: default
         :class:`~tempering.algorithms.programs.RunLayout`). The run keeps the pilot's programs
         (``capacity`` set, the pilot's algorithm riding along) when the placed rungs fit its
-        slots and the free slots' moves cost less than compiling the run's own programs."""
+        slots and the free slots' moves cost less than compiling the run's own programs. On a
+        costly model (:func:`costly`) the pilot is one chain on ``PILOT_RUNGS`` rungs per leg
+        instead (:func:`~tempering.algorithms.pt.pilot.pilot_schedule`), and the run compiles
+        its own programs on its rungs alone."""
         if self.rungs != "auto":
             return self
+        if costly(model):  # a pilot of one chain, on rungs and a program of its own
+            return self.placed(model, build(model, self, pilot=True), choose_rungs=True)
         layout = layout or RunLayout()
         slots = [SLOTS_PER_LEG] * (2 if self.reference == "stabilized" else 1)
         line = [float(b) for b in starting_betas(self, SLOTS_PER_LEG)]
@@ -220,6 +225,15 @@ def build(model: Model, options: PTOptions, pilot: bool = False) -> Algorithm:
     if programs is None or window is None:
         return algorithm
     return programs._replace(params=algorithm.params, facts=algorithm.facts, trim=algorithm.trim)
+
+
+def costly(model: Model) -> bool:
+    """Whether each evaluation of ``model`` is dear — a Gaussian process's O(n³), or tall data
+    (:func:`~tempering.algorithms.programs.tall_data`) — so that the shared pilot's chains and
+    free slots would cost more than a program of its own: on ``gp_regression`` (n = 100,
+    float64; 2 busy cores) the shared pilot ran 165 s (4 chains × 31 slots × 500 scans) and
+    compiled 26 s, then declined to share."""
+    return model.gp is not None or tall_data(model)
 
 
 def fits(start: list[float], capacity: list[int]) -> bool:
