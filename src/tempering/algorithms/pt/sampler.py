@@ -16,7 +16,7 @@ from tempering.algorithms.programs import RunLayout, tall_data
 from tempering.algorithms.pt.algorithm import parallel_tempering
 from tempering.algorithms.pt.capacity import RungWindow, padded_line
 from tempering.algorithms.pt.pilot import (
-    SLOTS_PER_LEG,
+    SLOTS,
     pilot_schedule,
     shared_pilot,
     starting_betas,
@@ -168,8 +168,8 @@ class PTOptions(TemperingOptions):
         if costly(model):  # a pilot of one chain, on rungs and a program of its own
             return self.placed(model, build(model, self, pilot=True), choose_rungs=True)
         layout = layout or RunLayout()
-        slots = [SLOTS_PER_LEG] * (2 if self.reference == "stabilized" else 1)
-        line = [float(b) for b in starting_betas(self, SLOTS_PER_LEG)]
+        slots = list(SLOTS) if self.reference == "stabilized" else [SLOTS[1]]
+        line = [float(b) for b in starting_betas(self, SLOTS)]
         pilot = build(model, self.model_copy(update={"rungs": len(line), "start_betas": line,
                                                      "capacity": slots}))
         found = shared_pilot(model, pilot, layout, seed=self.pilot_seed, choose_rungs=True)
