@@ -16,6 +16,7 @@ import pytest
 from support import cases, check_geweke, conjugate_geweke, conjugate_model
 
 from tempering.algorithms.pt.algorithm import parallel_tempering
+from tempering.algorithms.pt.capacity import padded_line
 from tempering.algorithms.pt.rounds import Rounds
 from tempering.kernels import KERNELS
 from tempering.ladders import adaptive_power_ladder, equal_barrier_betas
@@ -104,3 +105,54 @@ def test_frozen_adapted_ladder_steps_like_the_fixed_one():
     for a, b in zip(run(fixed), run(adapted), strict=True):
         np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-12, atol=1e-12)
     assert np.asarray(run(adapted)[2]).any()  # some swaps were accepted
+
+
+#: ``ADAPTED`` in a line of 6 slots (issue 44's rung window): rungs 0 … 3 in use, slots 4 and 5
+#: holding the last β.
+WINDOWED_LINE, WINDOW = padded_line(ADAPTED, (6,))
+
+
+def build_windowed(model):
+    spec = KERNELS.get("rwm")
+    bound = spec.bind(spec.options(step_size=0.8), DIM)
+    return parallel_tempering(adaptive_power_ladder(model, WINDOWED_LINE), bound,
+                              spec.rung_params(bound, WINDOWED_LINE), swap="deo",
+                              rounds=Rounds(4, lambda b, old, inner: spec.rung_params(bound, b)),
+                              window=WINDOW)
+
+
+def windowed_updater(keeps_adapting: bool):
+    """Four scans of windowed PT from exact replicas on every slot (the free slots' too): on the
+    frozen line, or (BROKEN) with the warmup's rounds still running."""
+
+    def update(key, theta, y):
+        k_init, k_hot, k_parity, k_run = jax.random.split(key, 4)
+        algorithm = build_windowed(conjugate_model(y))
+        hot = []
+        for m, k in enumerate(jax.random.split(k_hot, len(WINDOWED_LINE) - 1), start=1):
+            beta = WINDOWED_LINE[m]
+            precision, total = 1.0 + beta * N_OBS, beta * jnp.sum(y, axis=0)
+            hot.append(total / precision + jax.random.normal(k, (DIM,)) / jnp.sqrt(precision))
+        state = algorithm.init(k_init, jnp.stack([theta, *hot]))
+        state = state._replace(iteration=jax.random.bernoulli(k_parity).astype(jnp.int32))
+        if keeps_adapting:
+            state, _, _ = algorithm.warmup(k_run, state, algorithm.params, SCANS)
+        else:
+            for k in jax.random.split(k_run, SCANS):
+                state, _ = algorithm.step(k, state, algorithm.params)
+        return algorithm.position(state)
+
+    return update
+
+
+WINDOWED_CASES = cases(correct={"frozen_windowed_schedule": False},
+                       broken={"windowed_schedule_adapting_in_sampling": True})
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", WINDOWED_CASES, ids=lambda c: c.name)
+def test_windowed_schedule_geweke(case):
+    """The rung window's masked swaps and free slots leave the posterior invariant; the same
+    test catches its rounds left running."""
+    check_geweke(case, conjugate_geweke(windowed_updater(case.build), n_obs=N_OBS, dim=DIM,
+                                        chains=CHAINS, iterations=ITERATIONS, seed=5))
