@@ -24,9 +24,14 @@ from tempering.numerics import compile_lowered, jit_once
 TALL_DATA = 2**20
 
 
+def data_numbers(model: Any) -> int:
+    """How many numbers ``model``'s data hold."""
+    return sum(int(np.size(leaf)) for leaf in jax.tree.leaves(model.data))
+
+
 def tall_data(model: Any) -> bool:
     """Whether ``model``'s data hold at least :data:`TALL_DATA` numbers."""
-    return sum(int(np.size(leaf)) for leaf in jax.tree.leaves(model.data)) >= TALL_DATA
+    return data_numbers(model) >= TALL_DATA
 
 
 class RunLayout(NamedTuple):

@@ -12,7 +12,7 @@ from pydantic import Field, NonNegativeInt, PrivateAttr, model_validator
 from tempering.algorithms.base import Algorithm
 from tempering.algorithms.cost_model import pt_predicted_cost
 from tempering.algorithms.options import TemperingOptions
-from tempering.algorithms.programs import RunLayout, tall_data
+from tempering.algorithms.programs import RunLayout, data_numbers
 from tempering.algorithms.pt.algorithm import parallel_tempering
 from tempering.algorithms.pt.capacity import RungWindow, padded_line
 from tempering.algorithms.pt.pilot import (
@@ -227,13 +227,20 @@ def build(model: Model, options: PTOptions, pilot: bool = False) -> Algorithm:
     return programs._replace(params=algorithm.params, facts=algorithm.facts, trim=algorithm.trim)
 
 
+#: Data of at least this many numbers make PT's shared pilot dearer than a one-chain pilot
+#: (:func:`costly`).
+COSTLY_DATA = 2**11
+
+
 def costly(model: Model) -> bool:
-    """Whether each evaluation of ``model`` is dear — a Gaussian process's O(n³), or tall data
-    (:func:`~tempering.algorithms.programs.tall_data`) — so that the shared pilot's chains and
-    free slots would cost more than a program of its own: on ``gp_regression`` (n = 100,
-    float64; 2 busy cores) the shared pilot ran 165 s (4 chains × 31 slots × 500 scans) and
-    compiled 26 s, then declined to share."""
-    return model.gp is not None or tall_data(model)
+    """Whether each evaluation of ``model`` is dear — a Gaussian process's O(n³), or data of
+    :data:`COSTLY_DATA` numbers or more — so that the shared pilot's chains and free slots
+    (4 × 23 × 500 = 46 000 rung-scans at the defaults, against the one-chain pilot's
+    19 × 1363 = 25 900) would cost more than the compilation they save (2.8–3.3 s): the break-even
+    is about 0.14 ms a rung-scan. Measured (2 cores): ``mixture`` with n = 10⁴ (2 parameters),
+    1.1 ms a rung-scan, the shared pilot 51.5 s against 33.2 s; ``gp_regression`` (n = 100,
+    float64), 165 s against 65 s; ``gauss_mixture`` (no data), 2 µs."""
+    return model.gp is not None or data_numbers(model) >= COSTLY_DATA
 
 
 def fits(start: list[float], capacity: list[int]) -> bool:
