@@ -226,7 +226,7 @@ def test_sum_of_rejections_matches_the_quadrature_barrier_for_both_references():
     from tempering.models.barrier import communication_barrier
     from tempering.models.registry import get_model
 
-    model = get_model("barrier")  # 1-D, modes at ±20
+    model = get_model("barrier", precision="float64")  # 1-D, modes at ±20; q below is float64
     q = _q([0.0], [15.0])
     grid = np.linspace(-80.0, 80.0, 8001)
     theta = jnp.asarray(grid)[:, None]
