@@ -38,20 +38,21 @@ def build(model):
 def exact_hot(key, betas, y):
     """Exact draws from rungs 1..M at ``betas`` given y (Gaussian tempered posteriors)."""
     draws = []
-    for m, k in enumerate(jax.random.split(key, len(ADAPTED) - 1), start=1):
+    for m, k in enumerate(jax.random.split(key, len(betas) - 1), start=1):
         precision, total = 1.0 + betas[m] * N_OBS, betas[m] * jnp.sum(y, axis=0)
         draws.append(total / precision + jax.random.normal(k, (DIM,)) / jnp.sqrt(precision))
     return draws
 
 
-def updater(keeps_adapting: bool):
-    """Four PT scans from exact hot replicas: on the frozen schedule, or (BROKEN) with the warmup
-    rounds still running, so that the schedule moves after the third scan by the swap odds the
-    chain has just seen, and the fourth runs on the moved schedule."""
+def updater(keeps_adapting: bool, builder=None):
+    """Four PT scans from exact hot replicas (every slot's, with a rung window): on the frozen
+    schedule, or (BROKEN) with the warmup rounds still running, so that the schedule moves after
+    the third scan by the swap odds the chain has just seen, and the fourth runs on the moved
+    schedule. ``builder``: PT on the conjugate model (default :func:`build`)."""
 
     def update(key, theta, y):
         k_init, k_hot, k_parity, k_run = jax.random.split(key, 4)
-        algorithm = build(conjugate_model(y))
+        algorithm = (builder or build)(conjugate_model(y))
         state = algorithm.init(k_init, theta)
         state = algorithm.init(k_init, jnp.stack([theta, *exact_hot(k_hot, state.view[0], y)]))
         state = state._replace(iteration=jax.random.bernoulli(k_parity).astype(jnp.int32))
@@ -121,30 +122,6 @@ def build_windowed(model):
                               window=WINDOW)
 
 
-def windowed_updater(keeps_adapting: bool):
-    """Four scans of windowed PT from exact replicas on every slot (the free slots' too): on the
-    frozen line, or (BROKEN) with the warmup's rounds still running."""
-
-    def update(key, theta, y):
-        k_init, k_hot, k_parity, k_run = jax.random.split(key, 4)
-        algorithm = build_windowed(conjugate_model(y))
-        hot = []
-        for m, k in enumerate(jax.random.split(k_hot, len(WINDOWED_LINE) - 1), start=1):
-            beta = WINDOWED_LINE[m]
-            precision, total = 1.0 + beta * N_OBS, beta * jnp.sum(y, axis=0)
-            hot.append(total / precision + jax.random.normal(k, (DIM,)) / jnp.sqrt(precision))
-        state = algorithm.init(k_init, jnp.stack([theta, *hot]))
-        state = state._replace(iteration=jax.random.bernoulli(k_parity).astype(jnp.int32))
-        if keeps_adapting:
-            state, _, _ = algorithm.warmup(k_run, state, algorithm.params, SCANS)
-        else:
-            for k in jax.random.split(k_run, SCANS):
-                state, _ = algorithm.step(k, state, algorithm.params)
-        return algorithm.position(state)
-
-    return update
-
-
 WINDOWED_CASES = cases(correct={"frozen_windowed_schedule": False},
                        broken={"windowed_schedule_adapting_in_sampling": True})
 
@@ -154,5 +131,5 @@ WINDOWED_CASES = cases(correct={"frozen_windowed_schedule": False},
 def test_windowed_schedule_geweke(case):
     """The rung window's masked swaps and free slots leave the posterior invariant; the same
     test catches its rounds left running."""
-    check_geweke(case, conjugate_geweke(windowed_updater(case.build), n_obs=N_OBS, dim=DIM,
-                                        chains=CHAINS, iterations=ITERATIONS, seed=5))
+    check_geweke(case, conjugate_geweke(updater(case.build, build_windowed), n_obs=N_OBS,
+                                        dim=DIM, chains=CHAINS, iterations=ITERATIONS, seed=5))
