@@ -45,7 +45,8 @@ PUBLIC_PACKAGES = ("algorithms", "estimators", "gp", "kernels", "ladders", "mode
 #: settings before their modules' JAX code, as every package that uses JAX does), and both import
 #: ArviZ the package's one way, ``tempering.lazy_arviz.arviz``.
 _SETUP = {"tempering.jax_setup": set(), "tempering.lazy_arviz": {"arviz"}}
-LOW_LEVEL = {"experiments": {"tempering.registry": {"Registry", "RunnableSpec"}, **_SETUP},
+LOW_LEVEL = {"experiments": {"tempering.registry": {"Registry", "RunnableSpec"},
+                             "tempering.precision": {"scope"}, **_SETUP},
              "bench": {"tempering.registry": {"Registry", "RunnableSpec"},
                        "tempering.compile_cache": {"fresh"}, **_SETUP}}
 
@@ -119,7 +120,9 @@ def test_top_layer_uses_the_public_api(path):
     """The reproductions (``experiments/``) and the benchmarks (``bench/``) use the public API
     only (:func:`allowed_names`); a file imports its own folder freely. Beyond the public
     namespaces, both may take ``Registry`` and ``RunnableSpec`` from ``tempering.registry``,
-    import ``tempering.jax_setup`` and ``arviz`` from ``tempering.lazy_arviz``, and a benchmark
+    import ``tempering.jax_setup`` and ``arviz`` from ``tempering.lazy_arviz``, a reproduction
+    ``scope`` from ``tempering.precision`` (it calls a built sampler's functions by hand, which
+    run in the model's precision: ``docs/architecture.md``), and a benchmark
     ``fresh`` from ``tempering.compile_cache`` and the ``__all__`` of a reproduction's package
     (:data:`LOW_LEVEL`)."""
     folder = path.relative_to(SRC).parts[0]

@@ -18,6 +18,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from tempering.algorithms import Algorithm
+from tempering.precision import scope
 
 
 class TimedChains(NamedTuple):
@@ -36,9 +37,18 @@ class TimedChains(NamedTuple):
 
 
 def time_chains(algorithm: Algorithm, inits: np.ndarray, draws: int, chunks: int,
-                seed: int) -> TimedChains:
+                seed: int, *, precision: str) -> TimedChains:
     """Run one chain per row of ``inits`` for ``draws`` steps each (rounded up to a multiple of
-    ``chunks``), chain c with key ``fold_in(seed, c)``, step i with ``fold_in(chain key, i)``."""
+    ``chunks``), chain c with key ``fold_in(seed, c)``, step i with ``fold_in(chain key, i)``,
+    in the model's ``precision`` (:func:`tempering.precision.scope`: a built sampler's functions
+    called by hand run there; outside it, a float32 model's chain in a float64 process stood
+    still in ``vdm2014``'s runs)."""
+    with scope(precision):
+        return _time_chains(algorithm, inits, draws, chunks, seed)
+
+
+def _time_chains(algorithm: Algorithm, inits: np.ndarray, draws: int, chunks: int,
+                 seed: int) -> TimedChains:
     chunk_len = -(-draws // chunks)
     init = jnp.asarray(inits)
     n_chains = init.shape[0]

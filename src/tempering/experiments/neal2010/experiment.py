@@ -78,7 +78,8 @@ def pilot_modes(model: Model, cfg: Settings) -> tuple[np.ndarray, dict[str, floa
     p = model.dim - 2
     run = next(r for r in runs(p) if r.key == "grid-Cholesky")
     algorithm = get_sampler(run.sampler, model, **run.options)
-    timed = time_chains(algorithm, np.repeat(start_point(p), 4, axis=0), cfg.pilot, 4, SEED - 1)
+    timed = time_chains(algorithm, np.repeat(start_point(p), 4, axis=0), cfg.pilot, 4, SEED - 1,
+                        precision=model.precision)
     log_sigma = np.concatenate([series(d[cfg.pilot // 10:], p)["log_sigma"]
                                 for d in timed.draws])
     return log_sigma, sigma_valley(log_sigma)

@@ -26,6 +26,7 @@ from tempering.experiments.neal2010 import paper
 from tempering.experiments.timing import TimedChains, time_chains
 from tempering.lazy_arviz import arviz
 from tempering.models import Model
+from tempering.precision import scope
 
 HYSTERESIS = 0.15  # log σ units either side of the valley before a switch counts
 BURN_FRACTION = 0.1
@@ -85,7 +86,7 @@ def run_metropolis(model: Model, run: Run, budget: int, seed: int, chains: int) 
     iterations = budget // run.slow_per_iteration
     iterations = max(CHUNKS, iterations - iterations % CHUNKS)  # never over the budget
     start = np.repeat(start_point(model.dim - 2), chains, axis=0)
-    return time_chains(algorithm, start, iterations, CHUNKS, seed)
+    return time_chains(algorithm, start, iterations, CHUNKS, seed, precision=model.precision)
 
 
 def run_nuts(model: Model, seconds: float, seed: int, warmup_steps: int = NUTS_WARMUP
@@ -94,14 +95,15 @@ def run_nuts(model: Model, seconds: float, seed: int, warmup_steps: int = NUTS_W
     (the time per draw measured on 40 draws first)."""
     algorithm = get_sampler("nuts", model)
     key = jax.random.key(seed)
-    state = jax.jit(algorithm.init)(key, start_point(model.dim - 2)[0])
-    warmup = jax.jit(algorithm.warmup, static_argnums=3)
-    state, params, _ = warmup(key, state, algorithm.params, warmup_steps)
+    with scope(model.precision):  # a built sampler's functions called by hand run there
+        state = jax.jit(algorithm.init)(key, start_point(model.dim - 2)[0])
+        warmup = jax.jit(algorithm.warmup, static_argnums=3)
+        state, params, _ = warmup(key, state, algorithm.params, warmup_steps)
     tuned = algorithm._replace(params=params)
     position = np.asarray(algorithm.position(state))[None, :]
-    pilot = time_chains(tuned, position, 40, 1, seed + 1)
+    pilot = time_chains(tuned, position, 40, 1, seed + 1, precision=model.precision)
     draws = int(np.clip(seconds / (sum(pilot.chunk_seconds) / 40), 100, 10**6))
-    return time_chains(tuned, position, draws, 10, seed)
+    return time_chains(tuned, position, draws, 10, seed, precision=model.precision)
 
 
 def series(draws: np.ndarray, p: int) -> dict[str, np.ndarray]:

@@ -135,7 +135,8 @@ def timed_run(model_name: str, n: int, dim: int, sampler: str, inner: str, draws
     model = build_model(model_name, n, dim)
     name = inner if sampler == BASE else sampler
     algorithm = get_sampler(name, model, **sampler_options(model_name, sampler, inner))
-    timed = time_chains(algorithm, initial_points(model_name, dim), draws, chunks, seed)
+    timed = time_chains(algorithm, initial_points(model_name, dim), draws, chunks, seed,
+                        precision=model.precision)
     return RunRecord(model_name, n, dim, sampler, inner, timed.draws, timed.cost,
                      timed.chunk_draws, timed.chunk_seconds, timed.compile_seconds,
                      described(algorithm))

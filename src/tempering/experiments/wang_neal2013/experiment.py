@@ -99,7 +99,8 @@ def run_method(model: Model, name: str, options: dict, cfg: Settings) -> dict:
     """One chain from the generating θ: seconds per iteration and τ of the log likelihood."""
     algorithm = get_sampler(name, model, **options)
     start = np.asarray(model.attrs["theta_true"])[None, :]
-    timed = time_chains(algorithm, start, cfg.iterations, cfg.chunks, SEED)
+    timed = time_chains(algorithm, start, cfg.iterations, cfg.chunks, SEED,
+                        precision=model.precision)
     iterations = timed.draws.shape[1]
     loglik = log_likelihoods(model, timed.draws)[0, iterations // 3:]
     seconds = float(np.sum(timed.chunk_seconds)) / iterations
