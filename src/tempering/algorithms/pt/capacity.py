@@ -17,7 +17,8 @@ so the pilot runs every slot and the run only the rungs it placed, on the same e
   run on its placed rungs, and ``summary`` needs nothing new.
 
 The slots outside the window still run their (vmapped) inner moves, the price of the shared
-program: the pilot weighs it against a second compilation (:mod:`~tempering.algorithms.pt.pilot`).
+program; a model whose evaluations are dear keeps a pilot and a program of its own instead
+(:func:`~tempering.algorithms.pt.sampler.costly`).
 Written by hand: no JAX library has a ladder of variable length.
 """
 

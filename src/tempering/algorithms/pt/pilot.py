@@ -201,11 +201,15 @@ class SharedPilot(NamedTuple):
 
     def worth_sharing(self, fits: bool, warmup: int) -> bool:
         """Whether the run should keep the pilot's programs: the placed rungs ``fits`` the
-        slots, the run warms up (its warmup starts the chains on the placed line), and the free
-        slots' moves over the run (``scan_seconds`` × the free share of the slots) cost less
-        than compiling the run's own programs (``compile_seconds``, measured)."""
-        free = 1.0 - self.record.placed_rungs / self.record.rungs
-        return fits and warmup > 0 and self.scan_seconds * free < self.compile_seconds
+        slots and the run warms up (its warmup starts the chains on the placed line). No
+        timing enters the choice, so a seed gives the same draws in every process: weighing
+        the free slots' measured seconds against the measured compile seconds made a second
+        run of label switching, its programs cached, choose the run's own programs and other
+        draws. A model whose evaluations are dear never gets here
+        (:func:`~tempering.algorithms.pt.sampler.costly`); ``scan_seconds`` (the free slots'
+        cost over the run is ``scan_seconds`` × their share) and ``compile_seconds`` are
+        reported, not weighed."""
+        return fits and warmup > 0
 
 
 def shared_pilot(model: Model, algorithm: Algorithm, layout: RunLayout, *, seed: int,

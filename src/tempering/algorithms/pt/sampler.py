@@ -159,7 +159,7 @@ class PTOptions(TemperingOptions):
         (:func:`~tempering.algorithms.pt.pilot.shared_pilot`, for ``layout``: default
         :class:`~tempering.algorithms.programs.RunLayout`). The run keeps the pilot's programs
         (``capacity`` set, the pilot's algorithm riding along) when the placed rungs fit its
-        slots and the free slots' moves cost less than compiling the run's own programs. On a
+        slots (:meth:`~tempering.algorithms.pt.pilot.SharedPilot.worth_sharing`). On a
         costly model (:func:`costly`) the pilot is one chain on ``PILOT_RUNGS`` rungs per leg
         instead (:func:`~tempering.algorithms.pt.pilot.pilot_schedule`), and the run compiles
         its own programs on its rungs alone."""
