@@ -130,7 +130,7 @@ def test_a_scan_counts_only_the_windows_evaluations():
 def test_the_pilot_shares_its_programs_when_the_rungs_fit_whatever_the_clock():
     """The choice depends on no timing (a seed's draws must not), only on the fit and the
     warmup; dear models are kept off the shared pilot before it runs (``costly``)."""
-    record = PilotRecord(500, 23, 16, 7.0, 0.2, 6.0, 1.0)
+    record = PilotRecord(500, 31, 16, 7.0, 0.2, 6.0, 1.0)
     cheap = SharedPilot(np.zeros(16), record, scan_seconds=0.6, compile_seconds=6.0)
     assert cheap.worth_sharing(True, 500)
     assert not cheap.worth_sharing(False, 500) and not cheap.worth_sharing(True, 0)
@@ -144,7 +144,7 @@ def test_a_run_placed_by_the_pilot_draws_as_a_run_given_its_rungs():
     model = get_model("mvn_mean", n=20, dim=2, data_seed=3)
     layout = RunLayout(batch=2, warmup=40, draws=30, chunk=2)
     piloted = get_sampler("pt", model, layout=layout)
-    assert piloted.options.capacity == [8, 16] and piloted.facts["pilot"]["shared_programs"]
+    assert piloted.options.capacity == [16, 16] and piloted.facts["pilot"]["shared_programs"]
     given = get_sampler("pt", model, **piloted.options.model_dump())
     assert "pilot" not in given.facts and given.facts["rung_window"] == piloted.facts[
         "rung_window"]
@@ -159,7 +159,7 @@ def test_a_run_placed_by_the_pilot_draws_as_a_run_given_its_rungs():
 
 
 def test_a_costly_models_pilot_keeps_a_program_of_its_own():
-    """A GP's O(n³) evaluations, or 10⁴ data points: the shared pilot's 4 chains × 23 slots
+    """A GP's O(n³) evaluations, or 10⁴ data points: the shared pilot's 4 chains × 31 slots
     would cost more than one chain on 19 rungs (gp_regression: 165 s against 65 s; mixture,
     n = 10⁴: 51.5 s against 33.2 s), so it is not used; the benchmark's label switching
     (n = 150) and the data-free targets keep it."""

@@ -3,7 +3,7 @@
 ``rungs=auto`` chooses the number of rungs from a pilot, and a compiled program's rung axis has a
 static length. So that the pilot and the run share one program (compiled once, before the pilot),
 the run's ladder is a line of *slots* of fixed capacity — :data:`~tempering.algorithms.pt.pilot.
-SLOTS`: 8 on the variational leg, 16 on the prior leg — of which the
+SLOTS`: 16 per leg — of which the
 rungs in use are a contiguous window ``lo … hi`` around the target's slot (static: the last slot
 of the variational leg, or slot 0 on a one-leg line). The window is data (``params["window"]``),
 so the pilot runs every slot and the run only the rungs it placed, on the same executables:
