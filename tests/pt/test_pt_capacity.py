@@ -131,10 +131,11 @@ def test_the_pilot_shares_its_programs_when_the_rungs_fit_whatever_the_clock():
     """The choice depends on no timing (a seed's draws must not), only on the fit and the
     warmup; dear models are kept off the shared pilot before it runs (``costly``)."""
     record = PilotRecord(500, 31, 16, 7.0, 0.2, 6.0, 1.0)
-    cheap = SharedPilot(np.zeros(16), record, scan_seconds=0.6, compile_seconds=6.0)
+    cheap = SharedPilot(np.zeros(16), record)
     assert cheap.worth_sharing(True, 500)
     assert not cheap.worth_sharing(False, 500) and not cheap.worth_sharing(True, 0)
-    assert cheap._replace(scan_seconds=20.0, compile_seconds=0.1).worth_sharing(True, 500)
+    slow = record._replace(seconds=20.0, compile_seconds=0.1)  # a slow run, a cached compile
+    assert cheap._replace(record=slow).worth_sharing(True, 500)
 
 
 def test_a_run_placed_by_the_pilot_draws_as_a_run_given_its_rungs():

@@ -193,13 +193,10 @@ def starting_betas(options: Any, auto_rungs: tuple[int, int] = (PILOT_RUNGS, PIL
 
 
 class SharedPilot(NamedTuple):
-    """What :func:`shared_pilot` found: the placed line, its record, and what the choice between
-    the shared programs and the run's own weighs (seconds)."""
+    """What :func:`shared_pilot` found: the placed line and its record."""
 
     placed: np.ndarray
     record: PilotRecord
-    scan_seconds: float
-    compile_seconds: float
 
     def worth_sharing(self, fits: bool, warmup: int) -> bool:
         """Whether the run should keep the pilot's programs: the placed rungs ``fits`` the
@@ -208,9 +205,7 @@ class SharedPilot(NamedTuple):
         the free slots' measured seconds against the measured compile seconds made a second
         run of label switching, its programs cached, choose the run's own programs and other
         draws. A model whose evaluations are dear never gets here
-        (:func:`~tempering.algorithms.pt.sampler.costly`); ``scan_seconds`` (the free slots'
-        cost over the run is ``scan_seconds`` × their share) and ``compile_seconds`` are
-        reported, not weighed."""
+        (:func:`~tempering.algorithms.pt.sampler.costly`)."""
         return fits and warmup > 0
 
 
@@ -247,9 +242,7 @@ def shared_pilot(model: Model, algorithm: Algorithm, layout: RunLayout, *, seed:
     barriers = np.mean([p[1] for p in placements], axis=0)
     record = PilotRecord(layout.warmup, len(line), len(placed), float(np.sum(barriers)), seconds,
                          t1 - t0, float(np.asarray(cost).sum()), tuple(float(b) for b in barriers))
-    steps = layout.warmup + layout.draws * layout.thin
-    return SharedPilot(placed, record._replace(chains=batch), seconds / layout.warmup * steps,
-                       t1 - t0)
+    return SharedPilot(placed, record._replace(chains=batch))
 
 
 def leg_counts(line: np.ndarray, rejections: np.ndarray, choose_rungs: bool) -> list[int] | None:
