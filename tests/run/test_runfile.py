@@ -5,6 +5,7 @@ the run; and ``summary`` reads a run still being written."""
 
 from __future__ import annotations
 
+import ast
 import io
 import subprocess
 import sys
@@ -226,23 +227,28 @@ CHILD = textwrap.dedent('''
                   "sampler": {}}, chains=4,
                  draws=int(sys.argv[2]), warmup=20, seed=0, thin=1, chain_method="vmap",
                  out=sys.argv[1], progress=False)
-    print(len(resident), resident[3], max(resident))
+    print(resident)
 ''')
 
 
 def test_resident_memory_holds_a_chunk_not_the_run(tmp_path):
-    """40 chunks of 512 KiB of positions (21 MB of draws in all): resident memory after any
-    chunk is written exceeds that after the fourth by less than three chunks (kept draws would
-    add 18 MiB), and the file holds every draw. Resident memory is read after ``malloc_trim``:
-    without it, pages glibc keeps from freed chunks (and from the device buffers of chunks in
-    flight) came and went by 0.5–2.6 MB from run to run, whatever the code, and failed the test
-    on a busy machine; trimmed, the growth was 0.1–0.2 MB."""
+    """40 chunks of 512 KiB of positions (21 MB of draws in all): resident memory does not grow
+    with the draws. Kept draws would add a chunk per chunk (18 MiB in all); the least-squares
+    slope of resident memory over chunks 4 … 40 is under a quarter of a chunk per chunk, and the
+    file holds every draw. Resident memory is read after ``malloc_trim`` (glibc keeps freed
+    chunks' pages otherwise). It still moves in steps of a chunk's buffer, up and down, as the
+    allocator keeps or returns one: 0.1–0.2 MB on a quiet machine, steps of 0.5–1.1 MB that
+    stay for tens of chunks on a busy one (2026-11-27, 120 chunks: a plateau, no trend), and
+    1.65 MB in CI, where a bound on the peak's rise over the fourth chunk (three chunks) failed.
+    A step of three chunks halfway moves the slope by 0.12 of a chunk per chunk."""
     out = tmp_path / "big.nc"
     done = subprocess.run([sys.executable, "-c", CHILD, str(out), str(40 * 163)],
                           capture_output=True, text=True, timeout=300, check=True)
-    chunks, fourth, peak = map(int, done.stdout.split()[-3:])
-    assert chunks == 40
-    assert peak - fourth < 3 * 2**19, (fourth, peak)
+    resident = np.array(ast.literal_eval(done.stdout.strip().splitlines()[-1]), dtype=float)
+    assert len(resident) == 40
+    later = resident[3:]
+    slope = np.polyfit(np.arange(len(later)), later, 1)[0]
+    assert slope < 2**19 / 4, (slope / 2**19, resident[3], resident.max())
     with h5py.File(out) as f:
         assert int(runfile.read_slot(f).done.min()) == 40 * 163
         assert not np.any(f["posterior"]["theta"][:, -1] == 0)
