@@ -82,12 +82,17 @@ class BoundKernel(NamedTuple):
         sweep), the factory of S_k ⋯ S_1, so that ``make`` and ``make_reverse`` are mutually
         reversible (seed 002 Eq. 14) as tempered transitions need; ``None`` when the kernel is
         reversible itself (RWM, HMC, NUTS), in which case ``make`` serves both ways.
+    adapter
+        ``warmup``'s tuning one step at a time (:class:`~tempering.kernels.adapter.Adapter`),
+        for a sampler that runs the kernel's steps in its own loop (PT); ``None`` exactly when
+        ``warmup`` is.
     """
 
     make: Callable[[LogDensity, dict[str, Array]], Kernel]
     params: dict[str, Array]
     warmup: Callable[..., tuple[Any, dict[str, Array], Array]] | None
     make_reverse: Callable[[LogDensity, dict[str, Array]], Kernel] | None = None
+    adapter: Any = None
 
     def reverse(self) -> Callable[[LogDensity, dict[str, Array]], Kernel]:
         """The factory of the mutually reversible partner of ``make``."""

@@ -17,6 +17,7 @@ import numpy as np
 from pydantic import Field, PositiveFloat, PositiveInt
 
 from tempering.config import Options
+from tempering.kernels.adapter import scale_adapter, window_adapter
 from tempering.kernels.base import BoundKernel, Kernel, KernelSpec, LogDensity, StepInfo
 from tempering.kernels.step_size import dual_averaging_warmup
 
@@ -67,7 +68,11 @@ def bind(options: HmcOptions, dim: int) -> BoundKernel:
 
     params = jax.device_put({"step_size": np.asarray(options.step_size, np.float64),
                              "inverse_mass_matrix": np.ones(dim)})  # jnp: a program each
-    return BoundKernel(factory, params, warmup if options.adapt_step_size else None)
+    if not options.adapt_step_size:
+        return BoundKernel(factory, params, None)
+    adapter = (window_adapter if options.adapt_mass_matrix else scale_adapter)(
+        options.target_accept)
+    return BoundKernel(factory, params, warmup, adapter=adapter)
 
 
 def window_warmup(key, logdensity_fn: LogDensity, position, num_steps: int, params,

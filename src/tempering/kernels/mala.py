@@ -18,6 +18,7 @@ import numpy as np
 from pydantic import Field, PositiveFloat
 
 from tempering.config import Options
+from tempering.kernels.adapter import scale_adapter
 from tempering.kernels.base import BoundKernel, Kernel, KernelSpec, LogDensity, StepInfo
 from tempering.kernels.step_size import dual_averaging_warmup
 
@@ -54,8 +55,10 @@ def bind(options: MalaOptions, dim: int) -> BoundKernel:
             params["step_size"], num_steps, options.target_accept)
         return state, {"step_size": step_size}, n_evals
 
-    return BoundKernel(factory, {"step_size": jax.device_put(np.float64(options.step_size))},
-                       warmup if options.adapt_step_size else None)
+    params = {"step_size": jax.device_put(np.float64(options.step_size))}
+    if not options.adapt_step_size:
+        return BoundKernel(factory, params, None)
+    return BoundKernel(factory, params, warmup, adapter=scale_adapter(options.target_accept))
 
 
 SPEC = KernelSpec("mala", MalaOptions, bind,

@@ -13,6 +13,7 @@ import numpy as np
 from pydantic import Field, PositiveInt
 
 from tempering.config import Options
+from tempering.kernels.adapter import window_adapter
 from tempering.kernels.base import BoundKernel, Kernel, KernelSpec, LogDensity, StepInfo
 
 
@@ -55,7 +56,9 @@ def bind(options: NutsOptions, dim: int) -> BoundKernel:
 
     params = jax.device_put({"step_size": np.asarray(options.step_size, np.float64),
                              "inverse_mass_matrix": np.ones(dim)})  # jnp: a program each
-    return BoundKernel(factory, params, warmup if options.adapt else None)
+    if not options.adapt:
+        return BoundKernel(factory, params, None)
+    return BoundKernel(factory, params, warmup, adapter=window_adapter(options.target_accept))
 
 
 SPEC = KernelSpec("nuts", NutsOptions, bind,
