@@ -1,11 +1,13 @@
 """How many programs a default PT run compiles (issue 44): each phase's lowerings, by name
 (``tests/programs.py``; every sampler's run is counted in ``tests/samplers/test_registry.py``).
 
-The ``rungs=auto`` pilot runs the run's own programs (:mod:`tempering.algorithms.pt.capacity`):
-building the sampler compiles the pilot chains' start, the warmup (which starts the chains
-itself) and the sampling chunk, for the run's layout; the run then compiles only its chains'
-start and the constrained draws at the end. Nothing runs op by op: an eager ``jnp`` call in a
-builder or the driver compiles a program of its own, and shows up here."""
+The ``rungs=auto`` pilot runs the run's own program (:mod:`tempering.algorithms.pt.capacity`):
+building the sampler compiles the pilot chains' start and PT's one program (warmup, which starts
+the chains itself, and sampling: :class:`~tempering.algorithms.base.Scans`), for the run's
+layout, and the chains' start (:func:`~tempering.algorithms.programs.chain_keys`: the pilot's
+chains are the run's); the run then compiles only the constrained draws at the end. Nothing
+runs op by op: an eager ``jnp`` call in a builder or the driver compiles a program of its own,
+and shows up here."""
 
 from __future__ import annotations
 
@@ -28,11 +30,11 @@ def test_the_pilot_compiles_the_run_and_the_run_compiles_nothing_more(model):
     layout = RunLayout(batch=2, warmup=40, draws=30, chunk=2)
     with lowered() as built:
         algorithm = get_sampler("pt", model, layout=layout)
-    assert sorted(built) == ["_chunk", "_start_and_warm", "start"], built
+    assert sorted(built) == ["_program", "start"], built
     assert algorithm.facts["pilot"]["shared_programs"]
     with lowered() as ran:
         run_chains(model, algorithm, key=0, draws=30, chains=2, warmup=40, progress=False)
-    assert sorted(ran) == ["constrain", "start"], ran
+    assert sorted(ran) == ["constrain"], ran
 
 
 def test_a_run_of_another_layout_compiles_its_own(model):
@@ -40,7 +42,7 @@ def test_a_run_of_another_layout_compiles_its_own(model):
     algorithm = get_sampler("pt", model, layout=RunLayout(batch=2, warmup=40, draws=30, chunk=2))
     with lowered() as ran:
         run_chains(model, algorithm, key=0, draws=30, chains=2, warmup=50, progress=False)
-    assert sorted(ran) == ["_start_and_warm", "constrain", "start"], ran
+    assert sorted(ran) == ["_program", "constrain"], ran
 
 
 def test_the_count_sees_a_program_run_op_by_op(model):

@@ -149,6 +149,27 @@ class AlgorithmInfo(NamedTuple):
     stats: dict[str, Array]
 
 
+class Scans(NamedTuple):
+    """An algorithm's warmup and sampling as one loop body, so that one compiled program runs
+    both (:class:`~tempering.algorithms.programs.Compiled`; issue 44). ``warming`` is a traced
+    flag, not batched over chains; ``num_steps`` (the warmup's scans) is static.
+
+    Attributes
+    ----------
+    begin
+        (state, params, warming, num_steps) ↦ (state, carry, cost): what a warmup starts with
+        (the carry: whatever its scans accumulate, e.g. adapters and round sums), and the cost
+        of starting it.
+    scan
+        (key, t, state, params, carry, warming, num_steps) ↦ (state, params, carry, info): scan
+        t of the warmup when ``warming`` (which may tune ``params``), else a sampling step
+        exactly as ``step`` makes it.
+    """
+
+    begin: Callable[[Any, Any, Array, int], tuple[Any, Any, Array]]
+    scan: Callable[..., tuple[Any, Any, Any, AlgorithmInfo]]
+
+
 class Algorithm(NamedTuple):
     """A sampler the driver can run. See the module docstring for the four functions.
 
@@ -177,6 +198,9 @@ class Algorithm(NamedTuple):
         (record, axis) ↦ the record as the run file keeps it, each statistic's own dims
         starting at ``axis`` (host arrays or shapes), for a program that computes more than it
         keeps (PT's rung window: :mod:`tempering.algorithms.pt.capacity`); ``None``: as is.
+    scans
+        Warmup and sampling as one loop body (:class:`Scans`; PT), run by one compiled program;
+        ``None``: a warmup program and a sampling program.
     """
 
     init: Callable[[Array, Array], Any]
@@ -191,4 +215,5 @@ class Algorithm(NamedTuple):
     headline: tuple[Headline, ...] = (ACCEPTANCE_HEADLINE,)
     name: str = ""
     trim: Callable[[dict[str, Any], int], dict[str, Any]] | None = None
+    scans: Scans | None = None
 

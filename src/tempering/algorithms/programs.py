@@ -10,6 +10,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any, NamedTuple
 
 import jax
+import jax.extend.core
 import jax.numpy as jnp
 import numpy as np
 
@@ -32,6 +33,47 @@ def data_numbers(model: Any) -> int:
 def tall_data(model: Any) -> bool:
     """Whether ``model``'s data hold at least :data:`TALL_DATA` numbers."""
     return data_numbers(model) >= TALL_DATA
+
+
+def as_key(key: int | jax.Array) -> jax.Array:
+    """A typed PRNG key from an integer seed, a typed key or a legacy uint32 key."""
+    if isinstance(key, int | np.integer):
+        return jax.random.key(int(key))
+    if jax.dtypes.issubdtype(key.dtype, jax.dtypes.prng_key):
+        return key
+    return jax.random.wrap_key_data(key)
+
+
+#: The chains' start programs of the last few (model, chain count, kind of key and of start).
+_STARTS: OrderedDict[tuple, tuple[Any, Any]] = OrderedDict()
+
+
+def chain_keys(model: Any, key: int | jax.Array, chains: int, given: Any = None
+               ) -> tuple[jax.Array, jax.Array, jax.Array, jax.Array]:
+    """Per-chain keys (chain c: ``fold_in(master, c)`` split into init, warmup and sampling
+    keys, the master key made from ``key`` by :func:`as_key`) and initial positions (``given``,
+    or the model's draws with the init keys), computed by one compiled call (op by op, each
+    primitive would compile alone: ~1 s of a run's start). The program is kept per model and
+    chain count, so a pilot's chains and the run's (PT's ``rungs=auto``) start on one."""
+    seed = int(key) if isinstance(key, int | np.integer) else None
+    cache_key = (id(model), int(chains), seed is None, given is None)
+    found = _STARTS.get(cache_key)
+    if found is None or found[0] is not model:
+
+        @jit_once
+        def start(key, given):
+            master = as_key(key) if seed is None else jax.random.key(key)
+            chain = jax.vmap(lambda c: jax.random.fold_in(master, c))(jnp.arange(chains))
+            init_keys, warm_keys, sample_keys = jnp.moveaxis(
+                jax.vmap(lambda k: jax.random.split(k, 3))(chain), 1, 0)
+            positions = jax.vmap(model.init_position)(init_keys) if given is None else given
+            return init_keys, warm_keys, sample_keys, positions
+
+        found = _STARTS[cache_key] = (model, start)
+        while len(_STARTS) > SHARED_ALGORITHMS:
+            _STARTS.popitem(last=False)
+    _STARTS.move_to_end(cache_key)
+    return found[1](np.int64(seed) if seed is not None else key, given)
 
 
 class RunLayout(NamedTuple):
@@ -72,8 +114,21 @@ class Compiled:
                                static_argnums=4)
         self._chunk_jit = jax.jit(jax.vmap(self._chunk, in_axes=(0, 0, 0, None, None, None)),
                                   static_argnums=5)
+        self._program_jit = jax.jit(
+            jax.vmap(self._program, in_axes=(0, 0, 0, 0, 0, None, None, None, None, None)),
+            static_argnums=(8, 9))
         self._executables: dict[tuple, Any] = {}
+        #: per batch: the chains' start the one program was compiled with (its placeholders
+        #: when it samples) and the warmup it was compiled for
+        self._start: dict[int, tuple] = {}
+        self._warmup_of: dict[int, int] = {}
         self.compile_seconds = 0.0
+
+    @property
+    def one_program(self) -> bool:
+        """Whether warmup and sampling run on one program (the algorithm has
+        :class:`~tempering.algorithms.base.Scans`), not a warmup program and a chunk program."""
+        return self.algorithm.scans is not None
 
     _shared: OrderedDict[tuple, Compiled] = OrderedDict()
 
@@ -105,6 +160,8 @@ class Compiled:
 
     def prepared(self, batch: int, warmup: int, length: int) -> bool:
         """Whether the executables for ``batch`` chains are compiled already."""
+        if self.one_program:
+            return self._program_key(batch, warmup, length) in self._executables
         return (("chunk", length, batch) in self._executables
                 and (warmup == 0 or ("warmup", warmup, batch) in self._executables))
 
@@ -118,6 +175,11 @@ class Compiled:
         ``state`` may be shapes only (``jax.ShapeDtypeStruct``s), as before a warmup, which
         starts the chains itself."""
         batch = warm_key.shape[0]
+        if self.one_program:
+            self._start[batch] = start
+            if self._program_key(batch, warmup, length) not in self._executables:
+                self._compile_program(batch, warmup, length, sample_key, state, params)
+            return
         chunk_args = (sample_key, state, params, np.int64(0), np.int64(length))
         jobs: list[tuple[str, Any, tuple, int]] = []
         if warmup > 0:
@@ -139,6 +201,10 @@ class Compiled:
 
     def record_shapes(self, batch: int, length: int) -> dict[str, jax.ShapeDtypeStruct]:
         """One draw's record by name, as the compiled chunk for ``batch`` chains makes it."""
+        if self.one_program:
+            key = self._program_key(batch, self._warmup_of.get(batch, 0), length)
+            record = self._executables[key].out_info[3]
+            return self._kept(_per_draw(record), 0)
         _, record = self._executables[("chunk", length, batch)].out_info
         return self._kept(_per_draw(record), 0)
 
@@ -152,6 +218,8 @@ class Compiled:
     def warmup(self, start, key, params, num_steps: int):
         """The chains started at ``start`` (init keys, positions) and warmed up: one program,
         so a run's start compiles nothing apart."""
+        if self.one_program:
+            return self._warm_on_program(start, key, params, num_steps)
         args = (*start, key, params)
         return self._executable("warmup", self._warmup, args, num_steps, key.shape[0])(*args)
 
@@ -162,9 +230,12 @@ class Compiled:
     def chunk(self, key, state, params, start: int, count: int, length: int):
         """Draws ``start`` … ``start + count − 1`` (``count ≤ length``); the records are
         (chain, count, ...)."""
-        args = (key, state, params, np.int64(start), np.int64(count))
-        state, record = self._executable("chunk", self._chunk_jit, args, length,
-                                         key.shape[0])(*args)
+        if self.one_program:
+            state, record = self._sample_on_program(key, state, params, start, count, length)
+        else:
+            args = (key, state, params, np.int64(start), np.int64(count))
+            state, record = self._executable("chunk", self._chunk_jit, args, length,
+                                             key.shape[0])(*args)
         # sliced on the host: a device array's slice compiles a program per length
         record = jax.tree.map(lambda a: np.asarray(a)[:, :count], record)
         return state, self._kept(record, 2)
@@ -202,6 +273,119 @@ class Compiled:
         records = jax.tree.map(lambda a: jnp.zeros((length, *a.shape), a.dtype), shapes)
         return jax.lax.fori_loop(0, count, draw_into, (state, records))
 
+
+    # One program for warmup and sampling (an algorithm with ``scans``) -------------------
+
+    def _program_key(self, batch: int, warmup: int, length: int) -> tuple:
+        """The one program's key: a sampling call takes the program of any warmup."""
+        if warmup == 0:
+            warmup = self._warmup_of.get(batch, 0)
+        return ("program", warmup, length, batch)
+
+    def _compile_program(self, batch: int, warmup: int, length: int, key, state,
+                         params) -> None:
+        init_key, position = self._start[batch]
+        args = (init_key, position, key, state, params, np.int64(0), np.int64(length),
+                np.bool_(True))
+        t0 = time.perf_counter()
+        self._executables[("program", warmup, length, batch)] = compile_lowered(
+            self._program_jit.lower(*args, length, warmup), sampling=True)
+        self._warmup_of[batch] = warmup
+        self.compile_seconds += time.perf_counter() - t0
+
+    def _program_for(self, batch: int, warmup: int, length: int | None):
+        """The compiled program of ``warmup`` (any, to sample) and ``length`` (any, to warm up),
+        compiling one for the shapes at hand when there is none."""
+        for (name, w, n, b), executable in self._executables.items():
+            if (name == "program" and b == batch and (warmup == 0 or w == warmup)
+                    and (length is None or n == length)):
+                return executable, n
+        return None, length or 1
+
+    def _warm_on_program(self, start, key, params, num_steps: int):
+        batch = key.shape[0]
+        self._start.setdefault(batch, start)
+        executable, length = self._program_for(batch, num_steps, None)
+        state = jax.eval_shape(self.init, *start)
+        if executable is None:
+            self._compile_program(batch, num_steps, length, key, state, params)
+            executable, length = self._program_for(batch, num_steps, length)
+        self._warmup_of[batch] = num_steps
+        zeros = jax.tree.map(lambda a: np.zeros(a.shape, a.dtype), state)
+        state, params, cost, _ = executable(*start, key, zeros, params, np.int64(0),
+                                            np.int64(num_steps), np.bool_(True))
+        return state, params, cost
+
+    def _sample_on_program(self, key, state, params, start: int, count: int, length: int):
+        batch = key.shape[0]
+        executable, _ = self._program_for(batch, 0, length)
+        if executable is None:
+            self._compile_program(batch, 0, length, key, state, params)
+            executable, _ = self._program_for(batch, 0, length)
+        state, _, _, record = executable(*self._start[batch], key, state, params,
+                                         np.int64(start), np.int64(count), np.bool_(False))
+        return state, record
+
+    def _program(self, init_key, position, key, state, params, start, count, warming, length,
+                 num_steps):
+        """Warmup (``warming``: the chains started from ``init_key``, ``position``, then
+        ``count`` scans of the algorithm's :class:`~tempering.algorithms.base.Scans`) or draws
+        ``start`` … ``start + count − 1`` into ``length`` slots, each ``thin`` scans, as
+        :meth:`_chunk` makes them; one program, whose warmup part a sampling call skips (a
+        ``cond`` on ``warming``, which is not batched). Returns the state, the parameters, the
+        cost and the records (a warmup's are not kept)."""
+        algorithm, scans, thin = self.algorithm, self.algorithm.scans, self.thin
+        assert scans is not None
+        state = jax.lax.cond(warming, lambda: algorithm.init(init_key, position), lambda: state)
+        state, carry, cost = scans.begin(state, params, warming, num_steps)
+        scans_per_draw = jnp.where(warming, 1, thin)
+
+        def one_scan(index, j, loop):
+            state, params, carry, drawn, accept, _ = loop
+            t = jnp.where(warming, index, index * thin + j)
+            state, params, carry, info = scans.scan(jax.random.fold_in(key, t), t, state,
+                                                    params, carry, warming, num_steps)
+            return state, params, carry, drawn + info.cost, accept + info.acceptance_rate, info
+
+        blank = None
+        if thin > 1:  # the info a draw's loop of scans starts from
+            _, _, _, first = jax.eval_shape(
+                lambda k, t, s, p, c, w: scans.scan(k, t, s, p, c, w, num_steps), key, start,
+                state, params, carry, warming)
+            blank = jax.tree.map(lambda a: jnp.zeros(a.shape, a.dtype), first)
+
+        def one_draw(state, params, carry, index):
+            inner = (state, params, carry, jnp.zeros(()), jnp.zeros(()), blank)
+            if thin == 1:
+                inner = one_scan(index, 0, inner)
+            else:
+                inner = jax.lax.fori_loop(0, scans_per_draw,
+                                          lambda j, c: one_scan(index, j, c), inner)
+            state, params, carry, drawn, accept, last = inner
+            record = {"position": algorithm.position(state), "lp": last.lp, "cost": drawn,
+                      "acceptance_rate": accept / scans_per_draw, **last.stats}
+            return state, params, carry, record
+
+        # one_draw traced once: its jaxpr gives the records' shapes and is the loop's body (a
+        # second trace, by eval_shape, took 0.2-0.5 s of a cold PT run's 1.3 s of tracing)
+        closed, shapes = jax.make_jaxpr(one_draw, return_shape=True)(state, params, carry,
+                                                                    start)
+        draw = jax.extend.core.jaxpr_as_fun(closed)
+        drawn_tree = jax.tree.structure(shapes)
+
+        def draw_into(slot, loop):
+            state, params, carry, records, cost = loop
+            index = (start + slot).astype(start.dtype)
+            state, params, carry, record = jax.tree.unflatten(
+                drawn_tree, draw(*jax.tree.leaves((state, params, carry, index))))
+            at = jnp.minimum(slot, length - 1)  # a warmup's scans overwrite the last slot
+            records = jax.tree.map(lambda buf, r: buf.at[at].set(r), records, record)
+            return state, params, carry, records, cost + record["cost"]
+
+        records = jax.tree.map(lambda a: jnp.zeros((length, *a.shape), a.dtype), shapes[3])
+        state, params, _, records, cost = jax.lax.fori_loop(
+            0, count, draw_into, (state, params, carry, records, cost))
+        return state, params, cost, records
 
 def _per_draw(record: Any) -> dict[str, jax.ShapeDtypeStruct]:
     return {name: jax.ShapeDtypeStruct(leaf.shape[2:], leaf.dtype)

@@ -22,22 +22,20 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import jax
-import jax.numpy as jnp
 import numpy as np
 
 from tempering.algorithms.base import Algorithm
-from tempering.algorithms.programs import Compiled, RunLayout, tall_data
+from tempering.algorithms.programs import Compiled, RunLayout, chain_keys, tall_data
 from tempering.errors import UserInputError
 from tempering.models import MODELS
 from tempering.models.base import Model
 from tempering.models.user_file import is_file_model
-from tempering.numerics import jit_once
 from tempering.precision import in_model_precision
 from tempering.run.checkpoint import Ledger, empty_like, take_rows, to_device
 from tempering.run.progress import RunProgress, done_line, run_progress
 from tempering.run.runner import Checkpointing, Keys, Runner
 from tempering.run.sink import MemorySink, Sink
-from tempering.run.spec import RunSpec, as_key
+from tempering.run.spec import RunSpec
 
 if TYPE_CHECKING:
     import arviz as az
@@ -97,23 +95,9 @@ def _batches(ids: np.ndarray, chain_method: str) -> list[np.ndarray]:
 
 
 def _keys(model: Model, key: int | jax.Array, init: Any, chains: int) -> Keys:
-    """Per-chain keys (chain c: ``fold_in(master, c)`` split into init, warmup and sampling
-    keys, the master key made from ``key`` by :func:`~tempering.run.spec.as_key`) and initial
-    positions, computed by one compiled call (op by op, each primitive would compile alone:
-    ~1 s of a run's start)."""
-    given = _initial_positions(model, init, chains)
-    seed = int(key) if isinstance(key, int | np.integer) else None
-
-    @jit_once
-    def start(key, given):
-        master = as_key(key) if seed is None else jax.random.key(key)
-        chain_keys = jax.vmap(lambda c: jax.random.fold_in(master, c))(jnp.arange(chains))
-        init_keys, warm_keys, sample_keys = jnp.moveaxis(
-            jax.vmap(lambda k: jax.random.split(k, 3))(chain_keys), 1, 0)
-        positions = jax.vmap(model.init_position)(init_keys) if given is None else given
-        return Keys(init_keys, warm_keys, sample_keys, positions)
-
-    return start(np.int64(seed) if seed is not None else key, given)
+    """Per-chain keys and initial positions
+    (:func:`~tempering.algorithms.programs.chain_keys`)."""
+    return Keys(*chain_keys(model, key, chains, _initial_positions(model, init, chains)))
 
 
 @in_model_precision

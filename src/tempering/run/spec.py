@@ -27,7 +27,7 @@ import numpy as np
 
 from tempering.algorithms import get_sampler
 from tempering.algorithms.base import Algorithm
-from tempering.algorithms.programs import RunLayout
+from tempering.algorithms.programs import RunLayout, as_key
 from tempering.errors import UserInputError
 from tempering.models import get_model
 from tempering.models.base import Model
@@ -45,15 +45,6 @@ def seed_record(key: int | jax.Array) -> Any:
     typed = as_key(key)
     return {"key_data": np.asarray(jax.random.key_data(typed)).tolist(),
             "impl": str(jax.random.key_impl(typed))}
-
-
-def as_key(key: int | jax.Array) -> jax.Array:
-    """A typed PRNG key from an integer seed, a typed key or a legacy uint32 key."""
-    if isinstance(key, int | np.integer):
-        return jax.random.key(int(key))
-    if jax.dtypes.issubdtype(key.dtype, jax.dtypes.prng_key):
-        return key
-    return jax.random.wrap_key_data(key)
 
 
 def key_from_record(record: Any) -> int | jax.Array:

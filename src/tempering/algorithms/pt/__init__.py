@@ -5,7 +5,9 @@ non-reversible, adaptive PT with a variational reference) and ``spt`` (subsample
 - :mod:`.sampler` — the ``pt`` spec: options, their resolution (``rungs=auto`` runs the pilot),
   the build; :mod:`.spt` — the ``spt`` spec on subset rungs;
 - :mod:`.algorithm` — :func:`~.algorithm.parallel_tempering`, PT over any ladder and inner
-  kernel: init, one scan (inner moves on every rung, then swaps), warmup;
+  kernel: init, one scan (inner moves on every rung, then swaps);
+- :mod:`.warmup` — the warmup, one loop of those scans: the rungs' kernels tune (swaps off),
+  the schedule's rounds move it, the kernels tune again;
 - :mod:`.swaps` — swap proposals (sweep, DEO, SEO) over the rung axis;
 - :mod:`.rounds` — the warmup's rounds that move the schedule to equal barrier and fit the
   Gaussian reference;

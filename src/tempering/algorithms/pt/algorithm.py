@@ -48,7 +48,7 @@ import numpy as np
 
 from tempering.algorithms.base import Algorithm, AlgorithmInfo, Stat
 from tempering.algorithms.pt.capacity import RungWindow, inside_rungs, trimmed, window_in
-from tempering.algorithms.pt.rounds import Rounds, round_record, run_rounds
+from tempering.algorithms.pt.rounds import Rounds, round_record
 from tempering.algorithms.pt.stats import (
     ALL_RUNGS_STATS,
     BETA,
@@ -59,12 +59,10 @@ from tempering.algorithms.pt.stats import (
     ROUND_TRIPS,
     RUNG_ACCEPTANCE,
     SWAP_LOG_DOWN,
-    SWAP_PROB,
-    SWAP_PROPOSED,
 )
 from tempering.algorithms.pt.swaps import paired_swaps, swap_log_ratio, sweep_swaps
+from tempering.algorithms.pt.warmup import pt_scans, pt_warmup
 from tempering.algorithms.rung_axis import over_rungs, rung_costs
-from tempering.algorithms.rungs import warmup_rung
 from tempering.kernels.base import BoundKernel, evals_and_acceptance
 from tempering.ladders import TemperingLadder
 from tempering.models.base import Model
@@ -100,74 +98,6 @@ def check_ladder(ladder: TemperingLadder, keep_all_rungs: bool) -> None:
         raise ValueError("keep_all_rungs needs a power ladder (subset rungs have no power weights)")
     if ladder.redraw:
         raise ValueError("parallel tempering keeps its subsets: use a ladder with redraw=False")
-
-
-def tuning_steps(num_steps: int, adapts: bool, rounds: Rounds | None) -> tuple[int, int, int]:
-    """How PT's warmup of ``num_steps`` scans splits: inner tuning on the starting schedule,
-    schedule rounds, inner tuning on the last schedule. Without rounds every step tunes; with
-    rounds and an adapting kernel a quarter tunes first (and, with ``final_tune``, a quarter
-    last), the rest are rounds."""
-    if rounds is None:
-        return (num_steps, 0, 0) if adapts else (0, num_steps, 0)
-    if not adapts:
-        return 0, num_steps, 0
-    tune = num_steps // 4
-    last = tune if rounds.final_tune else 0
-    return tune, num_steps - tune - last, last
-
-
-def pt_warmup(ladder: TemperingLadder, bound: BoundKernel, step: Callable, reinit: Callable,
-              rounds: Rounds | None, key: jax.Array, state: Any, params: Any,
-              num_steps: int) -> tuple[Any, Any, jax.Array]:
-    """PT's warmup (:func:`tuning_steps`): each rung's inner kernel tuned on its own density
-    (``warm_rungs``, no swaps), then with ``rounds`` the schedule's rounds (full scans,
-    :mod:`~tempering.algorithms.pt.rounds`; the tuned parameters follow each move of the
-    schedule) and the kernels tuned again on the last schedule; or plain scans when the kernel
-    does not adapt."""
-    first, scans, last = tuning_steps(num_steps, bound.warmup is not None, rounds)
-    keys = jax.random.split(key, 3)
-
-    def tune(k, state, params, steps):
-        inner = params if rounds is None else params["inner"]
-        state, tuned, more = warm_rungs(ladder, bound, k, state, inner, steps, window_in(params))
-        return state, (tuned if rounds is None else {**params, "inner": tuned}), more
-
-    def middle(k, state, params):
-        if rounds is not None:
-            return run_rounds(step, _swap_stats, reinit, k, state, params, scans, rounds)
-        state, more = run_steps(lambda k, s: step(k, s, params), k, state, scans,
-                                lambda info: info.cost)
-        return state, params, more
-
-    if first and first == last and scans:
-        return _tune_around(tune, middle, keys, state, params, first)
-    cost = jnp.zeros(())
-    if first:
-        state, params, cost = tune(keys[0], state, params, first)
-    if scans:
-        state, params, more = middle(keys[1], state, params)
-        cost = cost + more
-    if last:
-        state, params, more = tune(keys[2], state, params, last)
-        cost = cost + more
-    return state, params, cost
-
-
-def _tune_around(tune: Callable, middle: Callable, keys: jax.Array, state: Any, params: Any,
-                 steps: int) -> tuple[Any, Any, jax.Array]:
-    """Tuning, ``middle``, tuning again (as many steps): three phases of one loop whose body
-    branches on the phase, so the tuning's program is traced and compiled once, not twice (it
-    was a quarter of PT's warmup program). The phase index is not batched by the driver's chain
-    ``vmap``, so each ``cond`` runs one branch."""
-
-    def phase(i, carry):
-        state, params, cost = carry
-        state, params, more = jax.lax.cond(
-            i == 1, lambda s, p: middle(keys[1], s, p),
-            lambda s, p: tune(keys[jnp.minimum(i, 2)], s, p, steps), state, params)
-        return state, params, cost + more
-
-    return jax.lax.fori_loop(0, 3, phase, (state, params, jnp.zeros(())))
 
 
 def parallel_tempering(ladder: TemperingLadder, bound: BoundKernel, params: Any, *,
@@ -213,14 +143,14 @@ def parallel_tempering(ladder: TemperingLadder, bound: BoundKernel, params: Any,
         view = ladder.draw_view(key)
         return initial_state(ladder, bound, view, inner(params), position)
 
-    def step(key, state, params):
+    def iterate(key, state, params, swaps=True):
         k_inner, k_swap = jax.random.split(key)
         live = window_in(params)
         replicas, cost, rung_accept = inner_updates(k_inner, ladder, bound, state.view,
                                                     inner(params), state.replicas, inner_steps,
                                                     live)
         replicas, index, swap_cost, stats = propose_swaps(
-            k_swap, swap, ladder, bound, state, inner(params), replicas, log_ratio, live)
+            k_swap, swap, ladder, bound, state, inner(params), replicas, log_ratio, live, swaps)
         new = moved_state(state, replicas, index, live)
         stats |= {ROUND_TRIPS.name: new.round_trips, RUNG_ACCEPTANCE.name: rung_accept,
                   REPLICA_AT_RUNG.name: index,
@@ -231,6 +161,9 @@ def parallel_tempering(ladder: TemperingLadder, bound: BoundKernel, params: Any,
                              replicas.logdensity[target], stats)
         return new, info
 
+    def step(key, state, params):
+        return iterate(key, state, params)
+
     def reinit(state, params):
         replicas = over_rungs(ladder, state.view, lambda m, ld, p, x: bound.make(ld, p).init(x),
                               inner(params), state.replicas.position)
@@ -240,13 +173,11 @@ def parallel_tempering(ladder: TemperingLadder, bound: BoundKernel, params: Any,
     def schedule(state):
         return ladder.betas if rounds is None else state.view[0]
 
+    restart = None if window is None else partial(restarted, reinit=reinit)
+    scans = pt_scans(bound, iterate, reinit, restart, rounds)
+
     def warmup(key, state, params, num_steps):
-        cost = jnp.zeros(())
-        if window is not None:  # the line and window of the parameters, not of the build
-            state, cost = restarted(state, params, reinit)
-        state, params, more = pt_warmup(ladder, bound, step, reinit, rounds, key, state, params,
-                                        num_steps)
-        return state, params, cost + more
+        return pt_warmup(scans, key, state, params, num_steps)
 
     def position(state):
         return (state.replicas.position[target] if keep_all_rungs is None
@@ -255,7 +186,7 @@ def parallel_tempering(ladder: TemperingLadder, bound: BoundKernel, params: Any,
     stats, dims = _declared_stats(variational, two_legs, keep_all_rungs is not None)
     trim = None if window is None else partial(trimmed, stats=stats, window=window)
     return Algorithm(init, warmup, step, position, params, stats, dims, headline=PT_HEADLINE,
-                     trim=trim)
+                     trim=trim, scans=scans)
 
 
 def _parameters(inner: Any, ladder: TemperingLadder, rounds: Rounds | None,
@@ -312,17 +243,18 @@ def _declared_stats(variational: bool, two_legs: bool, all_rungs: bool
 
 def propose_swaps(key: jax.Array, swap: str, ladder: TemperingLadder, bound: BoundKernel,
                   state: PTState, params: Any, replicas: Any, log_ratio: Callable,
-                  window: jax.Array | None = None) -> Any:
+                  window: jax.Array | None = None, gate: jax.Array | bool = True) -> Any:
     """The iteration's swaps by ``swap``'s scheme (:mod:`tempering.algorithms.pt.swaps`): the
-    replicas, the index process, the swaps' cost and their statistics."""
+    replicas, the index process, the swaps' cost and their statistics (none proposed when
+    ``gate`` is false)."""
     key, k_parity = jax.random.split(key)
     if swap == "sweep":
         return sweep_swaps(key, ladder, bound, state.view, params, replicas,
-                           state.replica_at_rung, log_ratio, window)
+                           state.replica_at_rung, log_ratio, window, gate)
     parity = (jax.random.bernoulli(k_parity).astype(jnp.int32) if swap == "seo"
               else state.iteration % 2)
     return paired_swaps(key, ladder, bound, state.view, params, replicas,
-                        state.replica_at_rung, parity, log_ratio, window)
+                        state.replica_at_rung, parity, log_ratio, window, gate)
 
 
 def initial_state(ladder: TemperingLadder, bound: BoundKernel, view: tuple, params: Any,
@@ -359,26 +291,6 @@ def inner_updates(key: jax.Array, ladder: TemperingLadder, bound: BoundKernel, v
     replicas, (n_evals, accept) = over_rungs(ladder, view, one_rung, params, keys, replicas)
     costs = rung_costs(ladder) * inside_rungs(window, ladder.num_rungs)
     return replicas, jnp.sum(n_evals * costs), accept / inner_steps
-
-
-def warm_rungs(ladder: TemperingLadder, bound: BoundKernel, key: jax.Array, state: PTState,
-               params: Any, num_steps: int, window: jax.Array | None = None
-               ) -> tuple[PTState, Any, jax.Array]:
-    """Each rung's inner kernel adapted on its own density, no swaps (rung-stacked ``params``),
-    all rungs as one batch; the window's evaluations counted."""
-
-    def one_rung(m, log_density, rung_params, k, replica):
-        return warmup_rung(bound, k, log_density, replica, rung_params, num_steps)
-
-    keys = jax.random.split(key, ladder.num_rungs)
-    replicas, tuned, n_evals = over_rungs(ladder, state.view, one_rung, params, keys,
-                                          state.replicas)
-    costs = rung_costs(ladder) * inside_rungs(window, ladder.num_rungs)
-    return state._replace(replicas=replicas), tuned, jnp.sum(n_evals * costs)
-
-
-def _swap_stats(info: AlgorithmInfo) -> tuple[jax.Array, jax.Array]:
-    return info.stats[SWAP_PROB.name], info.stats[SWAP_PROPOSED.name]
 
 
 def _all_rungs_stats(model: Model, betas: tuple[float, ...], replicas: Any

@@ -35,18 +35,17 @@ import time
 from typing import Any, NamedTuple
 
 import jax
-import jax.numpy as jnp
 import numpy as np
 
 from tempering.algorithms.base import Algorithm
-from tempering.algorithms.programs import Compiled, RunLayout, tall_data
-from tempering.algorithms.pt.algorithm import tuning_steps
+from tempering.algorithms.programs import Compiled, RunLayout, chain_keys, tall_data
 from tempering.algorithms.pt.rounds import Rounds, rounds_in
+from tempering.algorithms.pt.warmup import tuning_steps
 from tempering.errors import UserInputError
 from tempering.ladders import equal_barrier_betas, ladder_betas
 from tempering.ladders.reference import line_schedule, target_index
 from tempering.models.base import Model
-from tempering.numerics import compile_lowered, jit_once
+from tempering.numerics import compile_lowered
 
 #: Rungs of SPT's pilot that chooses the number of rungs (Pigeons.jl's default is 10 chains).
 PILOT_RUNGS = 10
@@ -101,7 +100,7 @@ class PilotRecord(NamedTuple):
 
 def pilot_steps(adapts: bool, rounds: int) -> int:
     """Scans for ``rounds`` complete schedule rounds, with the inner tuning before them when the
-    kernel adapts (:func:`~tempering.algorithms.pt.algorithm.tuning_steps`; a pilot skips the final
+    kernel adapts (:func:`~tempering.algorithms.pt.warmup.tuning_steps`; a pilot skips the final
     tuning)."""
     plan = Rounds(int(rounds), lambda new, old, inner: inner, final_tune=False)
     steps = 2 ** int(rounds) - 1
@@ -262,14 +261,8 @@ def leg_counts(line: np.ndarray, rejections: np.ndarray, choose_rungs: bool) -> 
 
 
 def pilot_keys(model: Model, seed: int, batch: int) -> tuple[tuple, jax.Array, jax.Array]:
-    """The pilot chains' (init keys, positions), warmup keys and sampling keys: chain c from
-    ``fold_in(key(seed), c)`` (typed keys, as the run's), in one compiled call."""
-
-    @jit_once
-    def start(seed):
-        keys = jax.vmap(lambda c: jax.random.split(
-            jax.random.fold_in(jax.random.key(seed), c), 4))(jnp.arange(batch))
-        positions = jax.vmap(model.init_position)(keys[:, 0])
-        return (keys[:, 1], positions), keys[:, 2], keys[:, 3]
-
-    return start(np.int64(seed))
+    """The pilot chains' (init keys, positions), warmup keys and sampling keys: those of a run
+    of ``batch`` chains with seed ``seed``, by the run's own compiled start
+    (:func:`~tempering.algorithms.programs.chain_keys`)."""
+    init_keys, warm_keys, sample_keys, positions = chain_keys(model, seed, batch)
+    return (init_keys, positions), warm_keys, sample_keys

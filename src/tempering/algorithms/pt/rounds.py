@@ -78,53 +78,48 @@ def rounds_in(num_steps: int, max_rounds: int) -> int:
     return min(int(max_rounds), int(np.floor(np.log2(int(num_steps) + 1))))
 
 
-def run_rounds(step: Callable, swap_stats: Callable, reinit: Callable, key: jax.Array,
-               state: Any, params: dict[str, Any], num_steps: int, rounds: Rounds
-               ) -> tuple[Any, dict[str, Any], jax.Array]:
-    """``num_steps`` PT scans with the schedule moved at the end of each round.
+def round_step(rounds: Rounds, reinit: Callable, count: int, s: jax.Array, active: jax.Array,
+               state: Any, params: dict[str, Any], sums: RoundSums, swaps: tuple[Any, Any]
+               ) -> tuple[Any, dict[str, Any], RoundSums, jax.Array]:
+    """A scan's share of the rounds: its swap statistics added to the round's sums, and the
+    round closed when the scan ends it.
 
     Parameters
     ----------
-    step
-        (key, state, params) ↦ (state, info): one PT iteration; ``state.view[0]`` is the β's.
-    swap_stats
-        info ↦ (acceptance probability per pair, whether each pair was proposed).
+    count
+        The rounds to run (:func:`rounds_in` of the rounds' scans).
+    s
+        The scan's index among the rounds' scans; round r ends after scan s when
+        s + 2 = 2^(r + 1).
+    active
+        Whether the scan is one of the rounds' (a warmup's tuning scans add nothing).
     reinit
         (state, params) ↦ the state with every replica's kernel state rebuilt at its rung
         (cached densities and gradients are the old schedule's once the β's move), and the
-        cost of those evaluations. Round ends alone pay for it (a ``lax.cond`` on the scan
-        index, which no chain batch makes a select).
+        cost of those evaluations. Round ends alone pay for it: ``s`` and ``active`` are not
+        batched by the driver's chain ``vmap``, so the ``lax.cond`` is a real branch.
     params
         ``{"inner": ..., "schedule": ..., "rejection": ...}`` (:func:`round_record`).
+    swaps
+        The scan's acceptance probability and proposal flag per pair.
 
     Returns
     -------
-    The state on the last schedule, the parameters with the inner kernel's for that schedule
-    and the round record, and the cost of the scans.
+    The state and parameters (moved at a round's end), the sums (emptied there) and the cost
+    of the re-initialisation.
     """
-    count = rounds_in(num_steps, rounds.max_rounds)
     full = rounds.fit_reference
-
-    def body(t, carry):
-        state, params, sums, cost = carry
-        state, info = step(jax.random.fold_in(key, t), state, params)
-        sums = sums.add(*swap_stats(info), state.replicas.position[rounds.target], full)
-        u = t + 2  # round r ends after scan t when t + 2 = 2^(r + 1); t is not batched, so
-        r = jnp.round(jnp.log2(u.astype(float))).astype(jnp.int32) - 1  # a real branch
-        ends = ((u & (u - 1)) == 0) & (r < count)
-        state, params, moving = jax.lax.cond(
-            ends, lambda: close_round(rounds, reinit, jnp.clip(r, 0, rounds.max_rounds - 1),
-                                      state, params, sums),
-            lambda: (state, params, jnp.zeros(())))
-        keep = 1.0 - ends.astype(sums.prob.dtype)
-        sums = jax.tree.map(lambda a: a * keep, sums)
-        return state, params, sums, cost + info.cost + moving
-
-    sums = RoundSums.empty(params["rejection"].shape[1],
-                           state.replicas.position.shape[-1], full)
-    state, params, _, cost = jax.lax.fori_loop(
-        0, int(num_steps), body, (state, params, sums, jnp.zeros(())))
-    return state, params, cost
+    added = sums.add(*swaps, state.replicas.position[rounds.target], full)
+    sums = jax.tree.map(lambda a, b: jnp.where(active, a, b), added, sums)
+    u = jnp.maximum(s + 2, 1)
+    r = jnp.round(jnp.log2(u.astype(float))).astype(jnp.int32) - 1
+    ends = active & ((u & (u - 1)) == 0) & (r < count)
+    state, params, moving = jax.lax.cond(
+        ends, lambda: close_round(rounds, reinit, jnp.clip(r, 0, rounds.max_rounds - 1),
+                                  state, params, sums),
+        lambda: (state, params, jnp.zeros(())))
+    keep = 1.0 - ends.astype(sums.prob.dtype)
+    return state, params, jax.tree.map(lambda a: a * keep, sums), moving
 
 
 class RoundSums(NamedTuple):

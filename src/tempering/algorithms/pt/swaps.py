@@ -69,10 +69,11 @@ def _pair_keys(key: jax.Array, pairs: int) -> jax.Array:
 
 def paired_swaps(key: jax.Array, ladder: TemperingLadder, bound: BoundKernel, view: tuple,
                  params: Any, replicas: Any, index: jax.Array, parity: jax.Array,
-                 log_ratio: Callable = swap_log_ratio, window: jax.Array | None = None
-                 ) -> Swapped:
+                 log_ratio: Callable = swap_log_ratio, window: jax.Array | None = None,
+                 gate: jax.Array | bool = True) -> Swapped:
     """Even/odd swaps: the pairs (l, l + 1) with l ≡ ``parity`` (mod 2), all at once (inside
-    the rung ``window``, with one: :mod:`~tempering.algorithms.pt.capacity`).
+    the rung ``window``, with one: :mod:`~tempering.algorithms.pt.capacity`; none when ``gate``
+    is false, as in PT's warmup while the rungs' kernels tune).
 
     Returns the replicas, the index process (replica id on each rung), the cost of the
     evaluations and the swap statistics (per pair; unproposed pairs have probability 0).
@@ -84,7 +85,7 @@ def paired_swaps(key: jax.Array, ladder: TemperingLadder, bound: BoundKernel, vi
                             params, incoming)
     log_r = log_ratio(candidates.logdensity[1:], candidates.logdensity[:-1],
                       replicas.logdensity[1:], replicas.logdensity[:-1])
-    proposed = (jnp.arange(num - 1) % 2 == parity) & inside_pairs(window, num - 1)
+    proposed = (jnp.arange(num - 1) % 2 == parity) & inside_pairs(window, num - 1) & gate
     accepted, prob = jax.vmap(metropolis)(_pair_keys(key, num - 1), log_r)
     accepted = proposed & accepted
     moved = paired & accepted[jnp.clip(jnp.minimum(jnp.arange(num), partner), 0, num - 2)]
@@ -102,12 +103,12 @@ def paired_swaps(key: jax.Array, ladder: TemperingLadder, bound: BoundKernel, vi
 
 def sweep_swaps(key: jax.Array, ladder: TemperingLadder, bound: BoundKernel, view: tuple,
                 params: Any, replicas: Any, index: jax.Array,
-                log_ratio: Callable = swap_log_ratio, window: jax.Array | None = None
-                ) -> Swapped:
+                log_ratio: Callable = swap_log_ratio, window: jax.Array | None = None,
+                gate: jax.Array | bool = True) -> Swapped:
     """Every pair, m = M down to 1, each proposal seeing the swaps before it: a ``lax.scan``
-    (the pairs inside the rung ``window`` only, with one)."""
+    (the pairs inside the rung ``window`` only, with one; none when ``gate`` is false)."""
     top = ladder.num_rungs - 1
-    inside = inside_pairs(window, top)
+    inside = inside_pairs(window, top) & gate
 
     def set_row(tree, m, row):
         return jax.tree.map(lambda a, r: a.at[m].set(r), tree, row)

@@ -1,0 +1,187 @@
+"""PT's warmup: one loop of PT scans that tunes the rungs' kernels and places the schedule.
+
+The warmup's ``num_steps`` scans split in three phases (:func:`tuning_steps`): the rungs'
+kernels tune on the starting schedule, the schedule's rounds
+(:mod:`~tempering.algorithms.pt.rounds`) move it, and the kernels tune again on the last
+schedule. All three are one ``fori_loop`` whose body is one PT scan
+(``iterate(key, state, params, swaps)``), so the scan — the inner kernels on every rung and
+the swaps — is traced and compiled once, as in a sampling chunk:
+
+- while the kernels tune, no swap is proposed (``swaps`` false), each rung's kernel runs with
+  the parameters its :class:`~tempering.kernels.adapter.Adapter` has in force, and the adapter
+  sees the rung's acceptance and position after the scan (Stan's windows for HMC and NUTS, dual
+  averaging for RWM and MALA); a tuning phase's last scan freezes the tuned parameters;
+- in the rounds, the scans swap and the round's sums grow; a round's last scan moves the
+  schedule (the tuned parameters follow, :class:`~tempering.algorithms.pt.rounds.Rounds`).
+
+The phase of a scan depends on the loop index alone, which the driver's chain ``vmap`` does not
+batch: phase ends are real branches (``lax.cond``), taken once each.
+
+Until 2026-11-27 each tuning phase ran BlackJAX's ``window_adaptation`` on every rung (its own
+HMC loop, a second copy of the rungs' kernels in the program, 45% of its equations); the
+rounds were a loop of their own after it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+
+from tempering.algorithms.base import Scans
+from tempering.algorithms.pt.rounds import Rounds, RoundSums, round_step, rounds_in
+from tempering.algorithms.pt.stats import RUNG_ACCEPTANCE, SWAP_PROB, SWAP_PROPOSED
+from tempering.kernels.adapter import stages
+from tempering.kernels.base import BoundKernel
+
+
+def tuning_steps(num_steps: int, adapts: bool, rounds: Rounds | None) -> tuple[int, int, int]:
+    """How PT's warmup of ``num_steps`` scans splits: inner tuning on the starting schedule,
+    schedule rounds, inner tuning on the last schedule. Without rounds every step tunes; with
+    rounds and an adapting kernel a quarter tunes first (and, with ``final_tune``, a quarter
+    last), the rest are rounds."""
+    if rounds is None:
+        return (num_steps, 0, 0) if adapts else (0, num_steps, 0)
+    if not adapts:
+        return 0, num_steps, 0
+    tune = num_steps // 4
+    last = tune if rounds.final_tune else 0
+    return tune, num_steps - tune - last, last
+
+
+def pt_scans(bound: BoundKernel, iterate: Callable, reinit: Callable,
+             restart: Callable | None, rounds: Rounds | None) -> Scans:
+    """PT's warmup and sampling as one loop body (the module's map).
+
+    Parameters
+    ----------
+    iterate
+        (key, state, params, swaps) ↦ (state, info): one PT scan, its swaps proposed only when
+        ``swaps``.
+    reinit
+        (state, params) ↦ the replicas' kernels re-initialised at their rungs, and the cost.
+    restart
+        ``None``, or (state, params) ↦ (state, cost): the chains moved to the line a warmup
+        starts from (a rung window's, :mod:`~tempering.algorithms.pt.capacity`).
+    """
+
+    def begin(state, params, warming, num_steps):
+        plan = _Plan(num_steps, rounds, bound)
+        cost = jnp.zeros(())
+        if restart is not None:
+            state, cost = jax.lax.cond(warming, lambda: restart(state, params),
+                                       lambda: (state, cost))
+        return state, plan.begin(state, params), cost
+
+    def scan(key, t, state, params, carry, warming, num_steps):
+        plan = _Plan(num_steps, rounds, bound)
+        tuned = warming & plan.tunes(t)
+        state, info = iterate(key, state, plan.in_force(tuned, carry, params), ~tuned)
+        state, params, carry, moving = jax.lax.cond(
+            warming, lambda: plan.after(t, state, params, carry, info, reinit),
+            lambda: (state, params, carry, jnp.zeros(())))
+        return state, params, carry, info._replace(cost=info.cost + moving)
+
+    return Scans(begin, scan)
+
+
+def pt_warmup(scans: Scans, key: jax.Array, state: Any, params: Any, num_steps: int
+              ) -> tuple[Any, Any, jax.Array]:
+    """PT's warmup of ``num_steps`` scans on its own: the state, the parameters (the tuned
+    kernels' and, with rounds, the round record) and the cost."""
+    warming = jnp.asarray(True)
+    state, carry, cost = scans.begin(state, params, warming, num_steps)
+
+    def body(t, loop):
+        state, params, carry, cost = loop
+        state, params, carry, info = scans.scan(jax.random.fold_in(key, t), t, state, params,
+                                                carry, warming, num_steps)
+        return state, params, carry, cost + info.cost
+
+    state, params, _, cost = jax.lax.fori_loop(0, int(num_steps), body,
+                                               (state, params, carry, cost))
+    return state, params, cost
+
+
+class _Plan:
+    """The phases of a warmup of ``num_steps`` scans (static numbers) and what each scan does
+    to the parameters and the carry (the adapters' states and the round's sums)."""
+
+    def __init__(self, num_steps: int, rounds: Rounds | None, bound: BoundKernel):
+        self.first, self.scans, self.last = tuning_steps(num_steps, bound.adapter is not None,
+                                                         rounds)
+        self.rounds, self.adapter = rounds, bound.adapter
+        self.count = rounds_in(self.scans, rounds.max_rounds) if rounds is not None else 0
+        self.stages = jax.tree.map(jnp.asarray, stages(self.first))
+
+    def inner(self, params: Any) -> Any:
+        return params if self.rounds is None else params["inner"]
+
+    def with_inner(self, params: Any, inner: Any) -> Any:
+        return inner if self.rounds is None else {**params, "inner": inner}
+
+    def begin(self, state: Any, params: Any) -> tuple[Any, Any]:
+        """The carry at the warmup's start: the adapters started from the parameters, the
+        round's sums empty."""
+        tuning = jax.vmap(self.adapter.init)(self.inner(params)) if self.first else None
+        sums = None
+        if self.rounds is not None:
+            sums = RoundSums.empty(params["rejection"].shape[1],
+                                   state.replicas.position.shape[-1], self.rounds.fit_reference)
+        return tuning, sums
+
+    def tunes(self, t: jax.Array) -> jax.Array:
+        """Whether warmup scan t is a tuning scan."""
+        return (t < self.first) | (t >= self.first + self.scans)
+
+    def in_force(self, tuned: jax.Array, carry: Any, params: Any) -> Any:
+        """The parameters a scan runs with: the adapters' while tuning."""
+        if not self.first:
+            return params
+        inner = self.inner(params)
+        tuning_now = jax.vmap(self.adapter.in_force)(carry[0], inner)
+        return self.with_inner(params, _select(tuned, tuning_now, inner))
+
+    def after(self, t: jax.Array, state: Any, params: Any, carry: Any, info: Any,
+              reinit: Callable) -> tuple[Any, Any, Any, jax.Array]:
+        """Warmup scan t's consequences: the adapters updated (and the tuned parameters frozen
+        at a tuning phase's end), the round's sums grown (and the schedule moved at a round's
+        end); the cost of re-initialising replicas."""
+        tuning, sums = carry
+        tuned = self.tunes(t)
+        if self.first:
+            params, tuning = self.tune(t, tuned, tuning, params, state, info)
+        moving = jnp.zeros(())
+        if self.rounds is not None and self.scans:
+            swaps = info.stats[SWAP_PROB.name], info.stats[SWAP_PROPOSED.name]
+            state, params, sums, moving = round_step(
+                self.rounds, reinit, self.count, t - self.first, ~tuned, state, params, sums,
+                swaps)
+        if self.first and self.last:  # the last tuning starts from the last schedule's
+            tuning = jax.lax.cond(t == self.first + self.scans - 1,
+                                  lambda: jax.vmap(self.adapter.init)(self.inner(params)),
+                                  lambda: tuning)
+        return state, params, (tuning, sums), moving
+
+    def tune(self, t: jax.Array, tuned: jax.Array, tuning: Any, params: Any, state: Any,
+             info: Any) -> tuple[Any, Any]:
+        """The adapters after scan t (rung m's acceptance and position), and at a tuning
+        phase's last scan the parameters they tuned."""
+        s = jnp.clip(jnp.where(t < self.first, t, t - self.first - self.scans), 0,
+                     self.first - 1)
+        updated = jax.vmap(self.adapter.update, in_axes=(0, None, 0, 0))(
+            tuning, jax.tree.map(lambda a: a[s], self.stages), state.replicas.position,
+            info.stats[RUNG_ACCEPTANCE.name])
+        tuning = _select(tuned, updated, tuning)
+        ends = (t == self.first - 1) | ((t == self.first + self.scans + self.last - 1)
+                                        & (self.last > 0))
+        inner = jax.lax.cond(ends, lambda: jax.vmap(self.adapter.final)(tuning,
+                                                                         self.inner(params)),
+                             lambda: self.inner(params))
+        return self.with_inner(params, inner), tuning
+
+
+def _select(flag: jax.Array, new: Any, old: Any) -> Any:
+    return jax.tree.map(lambda a, b: jnp.where(flag, a, b), new, old)
