@@ -4,7 +4,7 @@
 The ``rungs=auto`` pilot runs the run's own program (:mod:`tempering.algorithms.pt.capacity`):
 building the sampler compiles the pilot chains' start and PT's one program (warmup, which starts
 the chains itself, and sampling: :class:`~tempering.algorithms.base.Scans`), for the run's
-layout, and the chains' start (:func:`~tempering.algorithms.programs.chain_keys`: the pilot's
+layout, and the chains' start (:func:`~tempering.algorithms.chain_start.chain_keys`: the pilot's
 chains are the run's); the run then compiles only the constrained draws at the end. Nothing
 runs op by op: an eager ``jnp`` call in a builder or the driver compiles a program of its own,
 and shows up here."""
@@ -12,9 +12,11 @@ and shows up here."""
 from __future__ import annotations
 
 import jax
+import numpy as np
 import pytest
 from programs import lowered
 
+from tempering.algorithms.base import Scans
 from tempering.algorithms.programs import RunLayout
 from tempering.algorithms.registry import get_sampler
 from tempering.models import get_model
@@ -50,3 +52,27 @@ def test_the_count_sees_a_program_run_op_by_op(model):
     with lowered() as names:
         jax.numpy.stack([jax.numpy.ones(2), jax.numpy.zeros(2)]).block_until_ready()
     assert names, "eager operations compile programs of their own"
+
+
+@pytest.mark.parametrize("thin", [1, 2])
+def test_the_one_program_samples_as_the_chunk_program(thin):
+    """The one program (``Scans``) against the warmup and chunk programs of the same algorithm
+    (``scans=None``), float64: the same warmed state and draws, bit for bit, with thinning too;
+    and a broken scan (its sampling steps on other keys than ``step``'s) is caught by the same
+    check."""
+    model = get_model("gauss_mixture", dim=2, precision="float64")
+    algorithm = get_sampler("pt", model, rungs=4, inner="rwm")
+    kwargs = dict(key=2, draws=12, chains=2, warmup=24, thin=thin, progress=False)
+    one = run_chains(model, algorithm, **kwargs)
+    two = run_chains(model, algorithm._replace(scans=None), **kwargs)
+    for name in ("theta",):
+        np.testing.assert_array_equal(one.idata.posterior[name].values,
+                                      two.idata.posterior[name].values)
+    np.testing.assert_array_equal(one.idata.sample_stats["swap_accepted"].values,
+                                  two.idata.sample_stats["swap_accepted"].values)
+    begin, scan = algorithm.scans
+    broken = algorithm._replace(scans=Scans(begin, lambda k, t, s, p, c, w, n: scan(
+        jax.lax.cond(w, lambda: k, lambda: jax.random.fold_in(k, 1)), t, s, p, c, w, n)))
+    off = run_chains(model, broken, **kwargs)
+    assert not np.array_equal(off.idata.posterior["theta"].values,
+                              two.idata.posterior["theta"].values)

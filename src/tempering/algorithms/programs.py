@@ -35,47 +35,6 @@ def tall_data(model: Any) -> bool:
     return data_numbers(model) >= TALL_DATA
 
 
-def as_key(key: int | jax.Array) -> jax.Array:
-    """A typed PRNG key from an integer seed, a typed key or a legacy uint32 key."""
-    if isinstance(key, int | np.integer):
-        return jax.random.key(int(key))
-    if jax.dtypes.issubdtype(key.dtype, jax.dtypes.prng_key):
-        return key
-    return jax.random.wrap_key_data(key)
-
-
-#: The chains' start programs of the last few (model, chain count, kind of key and of start).
-_STARTS: OrderedDict[tuple, tuple[Any, Any]] = OrderedDict()
-
-
-def chain_keys(model: Any, key: int | jax.Array, chains: int, given: Any = None
-               ) -> tuple[jax.Array, jax.Array, jax.Array, jax.Array]:
-    """Per-chain keys (chain c: ``fold_in(master, c)`` split into init, warmup and sampling
-    keys, the master key made from ``key`` by :func:`as_key`) and initial positions (``given``,
-    or the model's draws with the init keys), computed by one compiled call (op by op, each
-    primitive would compile alone: ~1 s of a run's start). The program is kept per model and
-    chain count, so a pilot's chains and the run's (PT's ``rungs=auto``) start on one."""
-    seed = int(key) if isinstance(key, int | np.integer) else None
-    cache_key = (id(model), int(chains), seed is None, given is None)
-    found = _STARTS.get(cache_key)
-    if found is None or found[0] is not model:
-
-        @jit_once
-        def start(key, given):
-            master = as_key(key) if seed is None else jax.random.key(key)
-            chain = jax.vmap(lambda c: jax.random.fold_in(master, c))(jnp.arange(chains))
-            init_keys, warm_keys, sample_keys = jnp.moveaxis(
-                jax.vmap(lambda k: jax.random.split(k, 3))(chain), 1, 0)
-            positions = jax.vmap(model.init_position)(init_keys) if given is None else given
-            return init_keys, warm_keys, sample_keys, positions
-
-        found = _STARTS[cache_key] = (model, start)
-        while len(_STARTS) > SHARED_ALGORITHMS:
-            _STARTS.popitem(last=False)
-    _STARTS.move_to_end(cache_key)
-    return found[1](np.int64(seed) if seed is not None else key, given)
-
-
 class RunLayout(NamedTuple):
     """The shapes a run's programs are compiled for, as a pilot that runs them first needs them:
     chains run together (``batch``), warmup steps, draws and thinning, and draws per chunk
@@ -136,12 +95,16 @@ class Compiled:
     def shared(cls, algorithm: Algorithm, thin: int, compute_bound_warmup: bool = False
                ) -> Compiled:
         """The process's :class:`Compiled` for ``algorithm``'s functions (the same ``init``,
-        ``warmup``, ``step`` and ``position``; its parameters may differ, as they are arguments
-        of the programs): a pilot that ran the run's own programs (PT's ``rungs=auto``) hands
-        them to the run this way. The last :data:`SHARED_ALGORITHMS` algorithms are kept."""
-        key = (id(algorithm.step), int(thin), bool(compute_bound_warmup))
+        ``warmup``, ``step``, ``scans`` and ``position``; its parameters may differ, as they are
+        arguments of the programs): a pilot that ran the run's own programs (PT's
+        ``rungs=auto``) hands them to the run this way. The last :data:`SHARED_ALGORITHMS`
+        algorithms are kept."""
+        scan = None if algorithm.scans is None else algorithm.scans.scan
+        key = (id(algorithm.step), id(scan), int(thin), bool(compute_bound_warmup))
         found = cls._shared.get(key)
-        if found is None or found.algorithm.step is not algorithm.step:
+        found_scans = None if found is None else found.algorithm.scans
+        if (found is None or found.algorithm.step is not algorithm.step
+                or (None if found_scans is None else found_scans.scan) is not scan):
             found = cls._shared[key] = cls(algorithm, thin, compute_bound_warmup)
         found.algorithm = algorithm  # the caller's facts and trim; the functions are the same
         cls._shared.move_to_end(key)
@@ -248,11 +211,6 @@ class Compiled:
     def _chunk(self, key, state, params, start, count, length):
         algorithm, thin = self.algorithm, self.thin
 
-        def draw_into(slot, carry):
-            state, records = carry
-            state, record = one_draw(state, start + slot)
-            return state, jax.tree.map(lambda buf, r: buf.at[slot].set(r), records, record)
-
         def one_draw(state, draw_index):
             def one_step(carry, j):
                 state, cost = carry
@@ -267,10 +225,16 @@ class Compiled:
                       "acceptance_rate": jnp.mean(infos.acceptance_rate), **last.stats}
             return state, record
 
+        draw, shapes = traced_once(one_draw, state, start)
+
+        def draw_into(slot, carry):
+            state, records = carry
+            state, record = draw(state, (start + slot).astype(start.dtype))
+            return state, jax.tree.map(lambda buf, r: buf.at[slot].set(r), records, record)
+
         # A loop over the first ``count`` slots of ``length`` (the rest stay zero): a ``cond``
         # skipping the slots past ``count`` would copy the whole state (EE's rings, say) per draw.
-        shapes = jax.eval_shape(one_draw, state, start)[1]
-        records = jax.tree.map(lambda a: jnp.zeros((length, *a.shape), a.dtype), shapes)
+        records = jax.tree.map(lambda a: jnp.zeros((length, *a.shape), a.dtype), shapes[1])
         return jax.lax.fori_loop(0, count, draw_into, (state, records))
 
 
@@ -294,8 +258,8 @@ class Compiled:
         self.compile_seconds += time.perf_counter() - t0
 
     def _program_for(self, batch: int, warmup: int, length: int | None):
-        """The compiled program of ``warmup`` (any, to sample) and ``length`` (any, to warm up),
-        compiling one for the shapes at hand when there is none."""
+        """The compiled program of ``warmup`` (any, to sample) and ``length`` (any, to warm up)
+        for ``batch`` chains and its length, or ``None`` and the length to compile one for."""
         for (name, w, n, b), executable in self._executables.items():
             if (name == "program" and b == batch and (warmup == 0 or w == warmup)
                     and (length is None or n == length)):
@@ -366,18 +330,12 @@ class Compiled:
                       "acceptance_rate": accept / scans_per_draw, **last.stats}
             return state, params, carry, record
 
-        # one_draw traced once: its jaxpr gives the records' shapes and is the loop's body (a
-        # second trace, by eval_shape, took 0.2-0.5 s of a cold PT run's 1.3 s of tracing)
-        closed, shapes = jax.make_jaxpr(one_draw, return_shape=True)(state, params, carry,
-                                                                    start)
-        draw = jax.extend.core.jaxpr_as_fun(closed)
-        drawn_tree = jax.tree.structure(shapes)
+        draw, shapes = traced_once(one_draw, state, params, carry, start)
 
         def draw_into(slot, loop):
             state, params, carry, records, cost = loop
             index = (start + slot).astype(start.dtype)
-            state, params, carry, record = jax.tree.unflatten(
-                drawn_tree, draw(*jax.tree.leaves((state, params, carry, index))))
+            state, params, carry, record = draw(state, params, carry, index)
             at = jnp.minimum(slot, length - 1)  # a warmup's scans overwrite the last slot
             records = jax.tree.map(lambda buf, r: buf.at[at].set(r), records, record)
             return state, params, carry, records, cost + record["cost"]
@@ -386,6 +344,18 @@ class Compiled:
         state, params, _, records, cost = jax.lax.fori_loop(
             0, count, draw_into, (state, params, carry, records, cost))
         return state, params, cost, records
+
+
+def traced_once(fn: Any, *args: Any) -> tuple[Any, Any]:
+    """``fn`` traced once at ``args``: a function of arguments shaped like them that replays the
+    trace, and the shapes of its results. A loop body whose results' shapes must be known
+    before the loop (the records a chunk fills) is traced once this way, not once by
+    ``jax.eval_shape`` and again by the loop (0.2–0.5 s of a cold PT run's tracing)."""
+    closed, shapes = jax.make_jaxpr(fn, return_shape=True)(*args)
+    replay = jax.extend.core.jaxpr_as_fun(closed)
+    tree = jax.tree.structure(shapes)
+    return (lambda *xs: jax.tree.unflatten(tree, replay(*jax.tree.leaves(xs)))), shapes
+
 
 def _per_draw(record: Any) -> dict[str, jax.ShapeDtypeStruct]:
     return {name: jax.ShapeDtypeStruct(leaf.shape[2:], leaf.dtype)

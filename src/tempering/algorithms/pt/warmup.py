@@ -1,11 +1,11 @@
-"""PT's warmup: one loop of PT scans that tunes the rungs' kernels and places the schedule.
+"""PT's warmup: one loop of PT scans that tunes the rungs' kernels and places the schedule, and
+the same scans as the sampling steps (:func:`pt_scans`, one compiled program for both).
 
 The warmup's ``num_steps`` scans split in three phases (:func:`tuning_steps`): the rungs'
 kernels tune on the starting schedule, the schedule's rounds
 (:mod:`~tempering.algorithms.pt.rounds`) move it, and the kernels tune again on the last
-schedule. All three are one ``fori_loop`` whose body is one PT scan
-(``iterate(key, state, params, swaps)``), so the scan — the inner kernels on every rung and
-the swaps — is traced and compiled once, as in a sampling chunk:
+schedule. Every scan is one PT scan (``iterate(key, state, params, swaps)``), so the scan — the
+inner kernels on every rung and the swaps — is traced and compiled once:
 
 - while the kernels tune, no swap is proposed (``swaps`` false), each rung's kernel runs with
   the parameters its :class:`~tempering.kernels.adapter.Adapter` has in force, and the adapter
@@ -14,12 +14,16 @@ the swaps — is traced and compiled once, as in a sampling chunk:
 - in the rounds, the scans swap and the round's sums grow; a round's last scan moves the
   schedule (the tuned parameters follow, :class:`~tempering.algorithms.pt.rounds.Rounds`).
 
-The phase of a scan depends on the loop index alone, which the driver's chain ``vmap`` does not
-batch: phase ends are real branches (``lax.cond``), taken once each.
+:func:`pt_scans` is that scan as :class:`~tempering.algorithms.base.Scans`: with ``warming``
+false it is a sampling step, exactly ``step``; the driver's one program
+(:meth:`~tempering.algorithms.programs.Compiled._program`) runs the warmup and the chunks with
+it. :func:`pt_warmup` runs the warmup on its own (``Algorithm.warmup``). The phase of a scan
+depends on the loop index alone, which the driver's chain ``vmap`` does not batch: the phase
+ends and ``warming`` are real branches (``lax.cond``).
 
 Until 2026-11-27 each tuning phase ran BlackJAX's ``window_adaptation`` on every rung (its own
 HMC loop, a second copy of the rungs' kernels in the program, 45% of its equations); the
-rounds were a loop of their own after it.
+rounds were a loop of their own after it, and the sampling chunk a program of its own.
 """
 
 from __future__ import annotations
