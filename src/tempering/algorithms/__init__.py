@@ -11,8 +11,7 @@ is its own map and lists its samplers (``SPECS``):
   as one batch (what PT, TT and the equi-energy levels share); :mod:`.cost_model` — seed 000's
   cost per iteration; :mod:`.single_kernel` — every built-in kernel as a sampler of its own;
 - :mod:`.programs` — an algorithm's chain-batched compiled programs (warmup and chunk, or one
-  program for both with ``Scans``), shared by a pilot and its run; :mod:`.chain_start` — the
-  chains' keys and initial positions, one compiled start per model and chain count;
+  program for both with ``Scans``) and the chains' start, shared by a pilot and its run;
 - :mod:`.pt` — parallel tempering (``pt``, ``spt``); :mod:`.tt` — tempered transitions (``tt``,
   ``stt``, ``tt_approx``); :mod:`.st` — simulated tempering (``st``); :mod:`.approx` — the
   discretizing chain (``discretizing_chain``); :mod:`.minibatch` — mini-batch tempering and

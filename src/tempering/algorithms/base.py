@@ -31,6 +31,7 @@ from types import MappingProxyType
 from typing import Any, NamedTuple
 
 import jax
+import jax.numpy as jnp
 import numpy as np
 from pydantic import BaseModel
 
@@ -168,6 +169,25 @@ class Scans(NamedTuple):
 
     begin: Callable[[Any, Any, Array, int], tuple[Any, Any, Array]]
     scan: Callable[..., tuple[Any, Any, Any, AlgorithmInfo]]
+
+
+def warmup_by_scans(scans: Scans, key: Array, state: Any, params: Any, num_steps: int
+                    ) -> tuple[Any, Any, Array]:
+    """``num_steps`` warming scans of ``scans`` on their own, keyed as the driver's one program
+    keys them (scan t: ``fold_in(key, t)``): the ``warmup`` of an algorithm with ``Scans``, so
+    that a warmup run alone and one inside the program are the same transition."""
+    warming = jnp.asarray(True)
+    state, carry, cost = scans.begin(state, params, warming, num_steps)
+
+    def body(t, loop):
+        state, params, carry, cost = loop
+        state, params, carry, info = scans.scan(jax.random.fold_in(key, t), t, state, params,
+                                                carry, warming, num_steps)
+        return state, params, carry, cost + info.cost
+
+    state, params, _, cost = jax.lax.fori_loop(0, int(num_steps), body,
+                                               (state, params, carry, cost))
+    return state, params, cost
 
 
 class Algorithm(NamedTuple):

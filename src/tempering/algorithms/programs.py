@@ -1,6 +1,7 @@
 """The chain-batched, ahead-of-time compiled programs of an algorithm (:class:`Compiled`): what
 the driver runs, and what a pilot that shares the run's programs runs before it
-(:meth:`Compiled.shared`)."""
+(:meth:`Compiled.shared`); and the chains' start (:func:`chain_keys`), one program per model and
+chain count for the same reason."""
 
 from __future__ import annotations
 
@@ -10,12 +11,11 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any, NamedTuple
 
 import jax
-import jax.extend.core
 import jax.numpy as jnp
 import numpy as np
 
 from tempering.algorithms.base import Algorithm
-from tempering.numerics import compile_lowered, jit_once
+from tempering.numerics import compile_lowered, jit_once, traced_once
 
 #: Data of at least this many numbers make a run's warmup compute-bound: logistic regression on
 #: 10⁵ rows × 10 features (10⁶ numbers), NUTS, 4 chains, 200 warmup steps, 2 cores: the warmup
@@ -52,6 +52,47 @@ class RunLayout(NamedTuple):
 SHARED_ALGORITHMS = 4
 
 
+def as_key(key: int | jax.Array) -> jax.Array:
+    """A typed PRNG key from an integer seed, a typed key or a legacy uint32 key."""
+    if isinstance(key, int | np.integer):
+        return jax.random.key(int(key))
+    if jax.dtypes.issubdtype(key.dtype, jax.dtypes.prng_key):
+        return key
+    return jax.random.wrap_key_data(key)
+
+
+#: The chains' start programs of the last few (model, chain count, kind of key and of start).
+_STARTS: OrderedDict[tuple, tuple[Any, Any]] = OrderedDict()
+
+
+def chain_keys(model: Any, key: int | jax.Array, chains: int, given: Any = None
+               ) -> tuple[jax.Array, jax.Array, jax.Array, jax.Array]:
+    """Per-chain keys (chain c: ``fold_in(master, c)`` split into init, warmup and sampling
+    keys, the master key made from ``key`` by :func:`as_key`) and initial positions (``given``,
+    or the model's draws with the init keys), computed by one compiled call (op by op, each
+    primitive would compile alone: ~1 s of a run's start). The program is kept per model and
+    chain count, so a pilot's chains and the run's (PT's ``rungs=auto``) start on one."""
+    seed = int(key) if isinstance(key, int | np.integer) else None
+    cache_key = (id(model), int(chains), seed is None, given is None)
+    found = _STARTS.get(cache_key)
+    if found is None or found[0] is not model:
+
+        @jit_once
+        def start(key, given):
+            master = as_key(key) if seed is None else jax.random.key(key)
+            chain = jax.vmap(lambda c: jax.random.fold_in(master, c))(jnp.arange(chains))
+            init_keys, warm_keys, sample_keys = jnp.moveaxis(
+                jax.vmap(lambda k: jax.random.split(k, 3))(chain), 1, 0)
+            positions = jax.vmap(model.init_position)(init_keys) if given is None else given
+            return init_keys, warm_keys, sample_keys, positions
+
+        found = _STARTS[cache_key] = (model, start)
+        while len(_STARTS) > SHARED_ALGORITHMS:
+            _STARTS.popitem(last=False)
+    _STARTS.move_to_end(cache_key)
+    return found[1](np.int64(seed) if seed is not None else key, given)
+
+
 class Compiled:
     """The chain-batched warmup and chunk functions of one algorithm, compiled ahead of time.
 
@@ -65,8 +106,7 @@ class Compiled:
     def __init__(self, algorithm: Algorithm, thin: int, compute_bound_warmup: bool = False):
         self.algorithm = algorithm
         self.thin = thin
-        #: compile the warmup as a chunk (XLA's fusion emitters): on tall data the warmup's
-        #: compute outweighs the older emitters' compile-time saving (see :func:`tall_data`)
+        #: compile the warmup as a chunk (XLA's fusion emitters; :func:`tall_data`)
         self.warm_like_chunk = compute_bound_warmup
         self.init = jit_once(jax.vmap(algorithm.init))
         self._warmup = jax.jit(jax.vmap(self._start_and_warm, in_axes=(0, 0, 0, 0, None)),
@@ -77,8 +117,7 @@ class Compiled:
             jax.vmap(self._program, in_axes=(0, 0, 0, 0, 0, None, None, None, None, None)),
             static_argnums=(8, 9))
         self._executables: dict[tuple, Any] = {}
-        #: per batch: the chains' start the one program was compiled with (its placeholders
-        #: when it samples) and the warmup it was compiled for
+        #: per batch: the one program's chains' start (placeholders to sample) and warmup
         self._start: dict[int, tuple] = {}
         self._warmup_of: dict[int, int] = {}
         self.compile_seconds = 0.0
@@ -99,12 +138,10 @@ class Compiled:
         arguments of the programs): a pilot that ran the run's own programs (PT's
         ``rungs=auto``) hands them to the run this way. The last :data:`SHARED_ALGORITHMS`
         algorithms are kept."""
-        scan = None if algorithm.scans is None else algorithm.scans.scan
-        key = (id(algorithm.step), id(scan), int(thin), bool(compute_bound_warmup))
+        functions = _functions(algorithm)
+        key = (*map(id, functions), int(thin), bool(compute_bound_warmup))
         found = cls._shared.get(key)
-        found_scans = None if found is None else found.algorithm.scans
-        if (found is None or found.algorithm.step is not algorithm.step
-                or (None if found_scans is None else found_scans.scan) is not scan):
+        if found is None or _functions(found.algorithm) != functions:
             found = cls._shared[key] = cls(algorithm, thin, compute_bound_warmup)
         found.algorithm = algorithm  # the caller's facts and trim; the functions are the same
         cls._shared.move_to_end(key)
@@ -346,15 +383,8 @@ class Compiled:
         return state, params, cost, records
 
 
-def traced_once(fn: Any, *args: Any) -> tuple[Any, Any]:
-    """``fn`` traced once at ``args``: a function of arguments shaped like them that replays the
-    trace, and the shapes of its results. A loop body whose results' shapes must be known
-    before the loop (the records a chunk fills) is traced once this way, not once by
-    ``jax.eval_shape`` and again by the loop (0.2–0.5 s of a cold PT run's tracing)."""
-    closed, shapes = jax.make_jaxpr(fn, return_shape=True)(*args)
-    replay = jax.extend.core.jaxpr_as_fun(closed)
-    tree = jax.tree.structure(shapes)
-    return (lambda *xs: jax.tree.unflatten(tree, replay(*jax.tree.leaves(xs)))), shapes
+def _functions(algorithm: Algorithm) -> tuple:
+    return algorithm.step, None if algorithm.scans is None else algorithm.scans.scan
 
 
 def _per_draw(record: Any) -> dict[str, jax.ShapeDtypeStruct]:

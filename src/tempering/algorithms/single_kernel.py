@@ -9,15 +9,18 @@ regression on 10⁵ rows, ``bench tall``: error 105 posterior sds).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import partial
 from typing import Any
 
+import jax
 import jax.numpy as jnp
 from pydantic import create_model
 
-from tempering.algorithms.base import Algorithm, AlgorithmInfo, Stat
+from tempering.algorithms.base import Algorithm, AlgorithmInfo, Scans, Stat, warmup_by_scans
 from tempering.algorithms.spec import SamplerSpec
 from tempering.config import Options
+from tempering.kernels.adapter import Adapter, stages
 from tempering.kernels.base import KernelSpec, evals_and_acceptance
 from tempering.ladders import target_rung
 from tempering.models.base import Model
@@ -33,20 +36,6 @@ def single_kernel(model: Model, options: Options, *, spec: KernelSpec) -> Algori
     rung = target_rung(model)
     bound = spec.bind(options, model.dim)
 
-    def init(key, position):
-        del key
-        return bound.make(rung.log_density, bound.params).init(position)
-
-    def warmup(key, state, params, num_steps):
-        if bound.warmup is not None:
-            state, params, n_evals = bound.warmup(key, rung.log_density, state.position,
-                                                  num_steps, params)
-        else:
-            kernel = bound.make(rung.log_density, params)
-            state, (n_evals, _) = run_steps(kernel.step, key, state, num_steps,
-                                            evals_and_acceptance)
-        return state, params, n_evals * rung.cost
-
     def step(key, state, params):
         state, info = bound.make(rung.log_density, params).step(key, state)
         cost = info.n_evals * rung.cost
@@ -54,8 +43,54 @@ def single_kernel(model: Model, options: Options, *, spec: KernelSpec) -> Algori
         return state, AlgorithmInfo(jnp.asarray(info.acceptance_rate, float), cost,
                                     state.logdensity, stats)
 
+    scans = None if bound.adapter is None else kernel_scans(bound.adapter, step)
+
+    def init(key, position):
+        del key
+        return bound.make(rung.log_density, bound.params).init(position)
+
+    def warmup(key, state, params, num_steps):
+        if scans is not None:  # a tuned kernel: as the driver's one program runs it
+            return warmup_by_scans(scans, key, state, params, num_steps)
+        kernel = bound.make(rung.log_density, params)
+        state, (n_evals, _) = run_steps(kernel.step, key, state, num_steps,
+                                        evals_and_acceptance)
+        return state, params, n_evals * rung.cost
+
     return Algorithm(init, warmup, step, lambda state: state.position, bound.params,
-                     KERNEL_STATS)
+                     KERNEL_STATS, scans=scans)
+
+
+def kernel_scans(adapter: Adapter, step: Callable) -> Scans:
+    """A tuned kernel's warmup and sampling as one loop body
+    (:class:`~tempering.algorithms.base.Scans`), so one program runs both: warming, each step
+    runs with the parameters ``adapter`` has in force and updates it (Stan's windows over the
+    warmup's ``num_steps``, :func:`~tempering.kernels.adapter.stages`), and the last warmup
+    step freezes them; sampling, a step is ``step``'s. The kernel is compiled once, not a second
+    time inside BlackJAX's ``window_adaptation`` loop; the algorithm's ``warmup`` runs these
+    scans too (:func:`~tempering.algorithms.base.warmup_by_scans`)."""
+
+    def begin(state, params, warming, num_steps):
+        del warming, num_steps
+        return state, adapter.init(params), jnp.zeros(())
+
+    def scan(key, t, state, params, tuning, warming, num_steps):
+        schedule = jax.tree.map(jnp.asarray, stages(num_steps))
+        in_force = jax.tree.map(lambda a, b: jnp.where(warming, a, b),
+                                adapter.in_force(tuning, params), params)
+        state, info = step(key, state, in_force)
+
+        def tuned():
+            stage = jax.tree.map(lambda a: a[jnp.clip(t, 0, num_steps - 1)], schedule)
+            updated = adapter.update(tuning, stage, state.position, info.acceptance_rate)
+            frozen = jax.lax.cond(t == num_steps - 1, lambda: adapter.final(updated, params),
+                                  lambda: params)
+            return frozen, updated
+
+        params, tuning = jax.lax.cond(warming, tuned, lambda: (params, tuning))
+        return state, params, tuning, info
+
+    return Scans(begin, scan)
 
 
 def standalone_options(kernel: KernelSpec) -> type[Any]:

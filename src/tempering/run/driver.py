@@ -25,8 +25,7 @@ import jax
 import numpy as np
 
 from tempering.algorithms.base import Algorithm
-from tempering.algorithms.chain_start import chain_keys
-from tempering.algorithms.programs import Compiled, RunLayout, tall_data
+from tempering.algorithms.programs import Compiled, RunLayout, chain_keys, tall_data
 from tempering.errors import UserInputError
 from tempering.models import MODELS
 from tempering.models.base import Model
@@ -97,7 +96,7 @@ def _batches(ids: np.ndarray, chain_method: str) -> list[np.ndarray]:
 
 def _keys(model: Model, key: int | jax.Array, init: Any, chains: int) -> Keys:
     """Per-chain keys and initial positions
-    (:func:`~tempering.algorithms.chain_start.chain_keys`)."""
+    (:func:`~tempering.algorithms.programs.chain_keys`)."""
     return Keys(*chain_keys(model, key, chains, _initial_positions(model, init, chains)))
 
 

@@ -27,8 +27,7 @@ import numpy as np
 
 from tempering.algorithms import get_sampler
 from tempering.algorithms.base import Algorithm
-from tempering.algorithms.chain_start import as_key
-from tempering.algorithms.programs import RunLayout
+from tempering.algorithms.programs import RunLayout, as_key
 from tempering.errors import UserInputError
 from tempering.models import get_model
 from tempering.models.base import Model

@@ -46,7 +46,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from tempering.algorithms.base import Algorithm, AlgorithmInfo, Stat
+from tempering.algorithms.base import Algorithm, AlgorithmInfo, Stat, warmup_by_scans
 from tempering.algorithms.pt.capacity import RungWindow, inside_rungs, trimmed, window_in
 from tempering.algorithms.pt.rounds import Rounds, round_record
 from tempering.algorithms.pt.stats import (
@@ -61,7 +61,7 @@ from tempering.algorithms.pt.stats import (
     SWAP_LOG_DOWN,
 )
 from tempering.algorithms.pt.swaps import paired_swaps, swap_log_ratio, sweep_swaps
-from tempering.algorithms.pt.warmup import pt_scans, pt_warmup
+from tempering.algorithms.pt.warmup import pt_scans
 from tempering.algorithms.rung_axis import over_rungs, rung_costs
 from tempering.kernels.base import BoundKernel, evals_and_acceptance
 from tempering.ladders import TemperingLadder
@@ -177,7 +177,7 @@ def parallel_tempering(ladder: TemperingLadder, bound: BoundKernel, params: Any,
     scans = pt_scans(bound, iterate, reinit, restart, rounds)
 
     def warmup(key, state, params, num_steps):
-        return pt_warmup(scans, key, state, params, num_steps)
+        return warmup_by_scans(scans, key, state, params, num_steps)
 
     def position(state):
         return (state.replicas.position[target] if keep_all_rungs is None

@@ -38,8 +38,7 @@ import jax
 import numpy as np
 
 from tempering.algorithms.base import Algorithm
-from tempering.algorithms.chain_start import chain_keys
-from tempering.algorithms.programs import Compiled, RunLayout, tall_data
+from tempering.algorithms.programs import Compiled, RunLayout, chain_keys, tall_data
 from tempering.algorithms.pt.rounds import Rounds, rounds_in
 from tempering.algorithms.pt.warmup import tuning_steps
 from tempering.errors import UserInputError
@@ -264,6 +263,6 @@ def leg_counts(line: np.ndarray, rejections: np.ndarray, choose_rungs: bool) -> 
 def pilot_keys(model: Model, seed: int, batch: int) -> tuple[tuple, jax.Array, jax.Array]:
     """The pilot chains' (init keys, positions), warmup keys and sampling keys: those of a run
     of ``batch`` chains with seed ``seed``, by the run's own compiled start
-    (:func:`~tempering.algorithms.chain_start.chain_keys`)."""
+    (:func:`~tempering.algorithms.programs.chain_keys`)."""
     init_keys, warm_keys, sample_keys, positions = chain_keys(model, seed, batch)
     return (init_keys, positions), warm_keys, sample_keys

@@ -17,7 +17,8 @@ inner kernels on every rung and the swaps — is traced and compiled once:
 :func:`pt_scans` is that scan as :class:`~tempering.algorithms.base.Scans`: with ``warming``
 false it is a sampling step, exactly ``step``; the driver's one program
 (:meth:`~tempering.algorithms.programs.Compiled._program`) runs the warmup and the chunks with
-it. :func:`pt_warmup` runs the warmup on its own (``Algorithm.warmup``). The phase of a scan
+it; :func:`~tempering.algorithms.base.warmup_by_scans` runs the warmup on its own
+(``Algorithm.warmup``). The phase of a scan
 depends on the loop index alone, which the driver's chain ``vmap`` does not batch: the phase
 ends and ``warming`` are real branches (``lax.cond``).
 
@@ -89,24 +90,6 @@ def pt_scans(bound: BoundKernel, iterate: Callable, reinit: Callable,
         return state, params, carry, info._replace(cost=info.cost + moving)
 
     return Scans(begin, scan)
-
-
-def pt_warmup(scans: Scans, key: jax.Array, state: Any, params: Any, num_steps: int
-              ) -> tuple[Any, Any, jax.Array]:
-    """PT's warmup of ``num_steps`` scans on its own: the state, the parameters (the tuned
-    kernels' and, with rounds, the round record) and the cost."""
-    warming = jnp.asarray(True)
-    state, carry, cost = scans.begin(state, params, warming, num_steps)
-
-    def body(t, loop):
-        state, params, carry, cost = loop
-        state, params, carry, info = scans.scan(jax.random.fold_in(key, t), t, state, params,
-                                                carry, warming, num_steps)
-        return state, params, carry, cost + info.cost
-
-    state, params, _, cost = jax.lax.fori_loop(0, int(num_steps), body,
-                                               (state, params, carry, cost))
-    return state, params, cost
 
 
 class _Plan:
