@@ -17,9 +17,11 @@ import pytest
 from programs import lowered
 
 from tempering.algorithms.base import Scans
-from tempering.algorithms.programs import RunLayout
+from tempering.algorithms.programs import Compiled, RunLayout
+from tempering.algorithms.pt.pilot import pilot_keys
 from tempering.algorithms.registry import get_sampler
 from tempering.models import get_model
+from tempering.precision import scope
 from tempering.run.driver import run_chains
 
 
@@ -76,3 +78,19 @@ def test_the_one_program_samples_as_the_chunk_program(thin):
     off = run_chains(model, broken, **kwargs)
     assert not np.array_equal(off.idata.posterior["theta"].values,
                               two.idata.posterior["theta"].values)
+
+
+def test_warm_chains_sample_on_the_program_of_their_runs_warmup(model):
+    """A resumed run's chains are warm, yet its one program is compiled for the run's warmup,
+    as its first session's was (the same executable, not one compiled for no warmup)."""
+    algorithm = get_sampler("pt", model, rungs=4, inner="rwm")
+    compiled = Compiled(algorithm, 1)
+    with scope(model.precision):  # as the driver runs a built sampler's functions
+        (init_keys, positions), warm_keys, sample_keys = pilot_keys(model, 0, 2)
+        state = jax.eval_shape(compiled.init, init_keys, positions)
+        params = jax.device_put(jax.tree.map(
+            lambda p: np.broadcast_to(np.asarray(p), (2, *np.shape(p))), algorithm.params))
+        compiled.prepare((init_keys, positions), warm_keys, sample_keys, state, params, 30, 5,
+                         warmed=True)
+    assert compiled.prepared(2, 30, 5, warmed=True)
+    assert ("program", 30, 5, 2) in compiled._executables, list(compiled._executables)

@@ -158,22 +158,25 @@ class Compiled:
             self.compile_seconds += time.perf_counter() - t0
         return self._executables[cache_key]
 
-    def prepared(self, batch: int, warmup: int, length: int) -> bool:
-        """Whether the executables for ``batch`` chains are compiled already."""
+    def prepared(self, batch: int, warmup: int, length: int, warmed: bool = False) -> bool:
+        """Whether the executables for ``batch`` chains are compiled already (``warmed``: chains
+        that are warm already, of a run of ``warmup`` steps, need no warmup program)."""
         if self.one_program:
             return self._program_key(batch, warmup, length) in self._executables
         return (("chunk", length, batch) in self._executables
-                and (warmup == 0 or ("warmup", warmup, batch) in self._executables))
+                and (warmup == 0 or warmed or ("warmup", warmup, batch) in self._executables))
 
     def prepare(self, start, warm_key, sample_key, state, params, warmup: int,
-                length: int) -> None:
+                length: int, warmed: bool = False) -> None:
         """Compile the warmup and the chunk executables for these shapes before any timing. Each
         is traced and lowered here and handed to a thread to compile at once (XLA compiles a
         module on one thread and releases the GIL): the warmup, the larger, first, so that the
         chunk's tracing overlaps its compilation, and with two free cores the pair costs about
         the warmup's tracing and compilation. ``start`` is the chains' (init keys, positions);
         ``state`` may be shapes only (``jax.ShapeDtypeStruct``s), as before a warmup, which
-        starts the chains itself."""
+        starts the chains itself. With one program, it is compiled for the run's ``warmup``
+        even when the chains are ``warmed`` (a resumed run samples on the executable its first
+        session had, not on one compiled for another warmup)."""
         batch = warm_key.shape[0]
         if self.one_program:
             self._start[batch] = start
@@ -182,7 +185,7 @@ class Compiled:
             return
         chunk_args = (sample_key, state, params, np.int64(0), np.int64(length))
         jobs: list[tuple[str, Any, tuple, int]] = []
-        if warmup > 0:
+        if warmup > 0 and not warmed:
             jobs.append(("warmup", self._warmup, (*start, warm_key, params), warmup))
         jobs.append(("chunk", self._chunk_jit, chunk_args, length))
         todo = [job for job in jobs if (job[0], job[3], batch) not in self._executables]

@@ -90,20 +90,20 @@ class Runner:
             state = jax.eval_shape(self.compiled.init, *start)
         else:
             state = jax.block_until_ready(self.compiled.init(*start))
-        self._prepare(rows, start, state, params, 0 if warmed else self.warmup)
+        self._prepare(rows, start, state, params, warmed)
         self.sink.open(ledger, self.compiled.record_shapes(len(rows), self.chunk))
         if not warmed:
             state, params = self._warm(rows, start, state, params)
         self._sample(rows, state, params)
 
     def _prepare(self, rows: np.ndarray, start: tuple, state: Any, params: Any,
-                 warmup: int) -> None:
-        if self.compiled.prepared(len(rows), warmup, self.chunk):
+                 warmed: bool) -> None:
+        if self.compiled.prepared(len(rows), self.warmup, self.chunk, warmed):
             return
         self.shown.compiling()
         before = self.compiled.compile_seconds
         self.compiled.prepare(start, _of(self.keys.warm, rows), _of(self.keys.sample, rows),
-                              state, params, warmup, self.chunk)
+                              state, params, self.warmup, self.chunk, warmed)
         spent = self.compiled.compile_seconds - before
         self.ledger.seconds["compile"] = self.ledger.seconds.get("compile", 0.0) + spent
         self.shown.compiled(spent)
