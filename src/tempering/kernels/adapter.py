@@ -166,7 +166,7 @@ def scale_adapter(target_accept: float) -> Adapter:
     def final(tuning: DualAveraging, params: Params) -> Params:
         return {**params, "step_size": params["step_size"] * da_final(tuning)}
 
-    return Adapter(init, in_force, update, final)
+    return typed(Adapter(init, in_force, update, final))
 
 
 class WindowTuning(NamedTuple):
@@ -203,10 +203,32 @@ def window_adapter(target_accept: float) -> Adapter:
 
     def final(tuning: WindowTuning, params: Params) -> Params:
         imm = tuning.variances.inverse_mass_matrix
-        return {**params, "step_size": da_final(tuning.step).astype(imm.dtype),
-                "inverse_mass_matrix": imm}
+        return {**params, "step_size": da_final(tuning.step), "inverse_mass_matrix": imm}
 
-    return Adapter(init, in_force, update, final)
+    return typed(Adapter(init, in_force, update, final))
+
+
+def typed(adapter: Adapter) -> Adapter:
+    """``adapter`` whose tuning keeps its dtypes through ``update`` and whose parameters keep
+    theirs through ``in_force`` and ``final``: a float32 step size with float64 positions or
+    acceptances (a hand-run chain in a float64 process) must stay float32, or a ``lax.cond``
+    between tuned and untuned parameters has branches of two types."""
+
+    def update(tuning, stage, position, acceptance):
+        return _like(adapter.update(tuning, stage, position, acceptance), tuning)
+
+    def in_force(tuning, params):
+        return _like(adapter.in_force(tuning, params), params)
+
+    def final(tuning, params):
+        return _like(adapter.final(tuning, params), params)
+
+    return Adapter(adapter.init, in_force, update, final)
+
+
+def _like(new: Any, old: Any) -> Any:
+    return jax.tree.map(lambda a, b: jnp.asarray(a).astype(b.dtype) if hasattr(b, "dtype")
+                        else a, new, old)
 
 
 def _pick(flag: Any, new: Any, old: Any) -> Any:
