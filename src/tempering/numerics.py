@@ -59,6 +59,23 @@ def select(flag: Array, new: Any, old: Any) -> Any:
     return jax.tree.map(lambda a, b: jnp.where(flag, a, b), new, old)
 
 
+def interp(x: Array, xp: Array, fp: Array) -> Array:
+    """``jnp.interp(x, xp, fp)`` (ends held constant), the same numbers, with the bracketing
+    indices found by comparing every x with every xp in one fused operation: ``jnp.interp``
+    searches with a loop (``searchsorted``'s ``scan``), which made ~20 of the kernels XLA
+    compiles for PT's program. For the short axes of a schedule (tens of rungs)."""
+    x, xp, fp = jnp.asarray(x), jnp.asarray(xp), jnp.asarray(fp)
+    i = jnp.clip(jnp.searchsorted(xp, x, side="right", method="compare_all"), 1, len(xp) - 1)
+    df = fp[i] - fp[i - 1]
+    dx = xp[i] - xp[i - 1]
+    delta = x - xp[i - 1]
+    epsilon = np.spacing(np.finfo(xp.dtype).eps)
+    flat = jnp.abs(dx) <= epsilon  # as jnp.interp: no NaN gradients where xp repeats
+    f = jnp.where(flat, fp[i - 1], fp[i - 1] + (delta / jnp.where(flat, 1, dx)) * df)
+    f = jnp.where(x < xp[0], fp[0], f)
+    return jnp.where(x > xp[-1], fp[-1], f)
+
+
 def array_module(*values: Any) -> Any:
     """``jax.numpy`` when any leaf of ``values`` is traced, else ``numpy``: a builder's arithmetic
     on numbers (a schedule, a kernel's per-rung rule) then compiles nothing — an eager ``jnp``

@@ -27,6 +27,25 @@ def test_equal_barrier_betas_spread_the_barrier_evenly():
     assert len(equal_barrier_betas(betas, rejection, rungs=9)) == 9
 
 
+@pytest.mark.parametrize("dtype", [jnp.float32, jnp.float64])
+def test_interp_is_jnp_interp_bit_for_bit(dtype):
+    """The schedule's interpolation (``numerics.interp``: one comparison instead of
+    ``searchsorted``'s loop) gives jnp.interp's numbers: inside, at the knots, beyond both ends,
+    and where knots repeat (a rung window's free slots)."""
+    import jax
+
+    from tempering.numerics import interp
+
+    xp = jnp.asarray([0.0, 0.1, 0.1, 0.35, 0.35, 0.35, 0.9, 1.7], dtype)
+    fp = jnp.asarray([1.0, 0.8, 0.8, 0.5, 0.45, 0.45, 0.1, 0.0], dtype)
+    x = jnp.asarray([-0.2, 0.0, 0.05, 0.1, 0.2, 0.35, 0.36, 0.9, 1.2, 1.7, 2.5], dtype)
+    x = jnp.concatenate([x, jnp.linspace(-0.1, 1.8, 97, dtype=dtype)])
+    for run in (lambda f: f, jax.jit):
+        ours = np.asarray(run(interp)(x, xp, fp))
+        theirs = np.asarray(run(jnp.interp)(x, xp, fp))
+        assert ours.dtype == theirs.dtype and np.array_equal(ours, theirs)
+
+
 def test_stepping_stone_sums_the_pairs_and_knows_the_prior_end():
     from tempering.algorithms.pt.mixing import stepping_stone
 

@@ -16,7 +16,7 @@ import jax.numpy as jnp
 
 from tempering.kernels.base import BoundKernel, evals_and_acceptance
 from tempering.ladders import TemperingLadder
-from tempering.numerics import run_steps
+from tempering.numerics import interp, run_steps
 
 
 def rung_slice(params: Any, m: int | jax.Array) -> Any:
@@ -51,7 +51,7 @@ def carried_params(params: Any, old_betas: jax.Array, new_betas: jax.Array) -> A
     def carry(leaf):
         logs = jnp.log(leaf)[::-1]
         flat = logs.reshape(logs.shape[0], -1)
-        moved = jax.vmap(lambda column: jnp.interp(new_x, old_x, column), in_axes=1,
+        moved = jax.vmap(lambda column: interp(new_x, old_x, column), in_axes=1,
                          out_axes=1)(flat)
         return jnp.exp(moved).reshape(leaf.shape)
 

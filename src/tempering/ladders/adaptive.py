@@ -23,7 +23,7 @@ import jax.numpy as jnp
 from jax import Array
 from jax.typing import ArrayLike
 
-from tempering.numerics import array_module
+from tempering.numerics import array_module, interp
 
 #: Below this estimated barrier every pair already swaps nearly always: the schedule is kept.
 MIN_BARRIER = 1e-6
@@ -74,7 +74,7 @@ def equal_barrier_betas(betas: ArrayLike, rejection: ArrayLike, rungs: int | Non
         first, last = xp.asarray(active[0]), xp.asarray(active[1])
         fractions = xp.clip((xp.arange(count) - first) / xp.maximum(last - first, 1), 0.0, 1.0)
     targets = fractions * (total + ramp[-1])
-    new = xp.interp(targets, barrier + ramp, old)
+    new = (xp.interp if xp is not jnp else interp)(targets, barrier + ramp, old)
     new = xp.concatenate([old[:1], new[1:-1], old[-1:]])  # the end points stay
     if count != old.shape[0]:
         return new
