@@ -31,17 +31,20 @@ still a fixed target and level 0's exactness holds as before.
 
 Costs are counted in full-data evaluations: a batch evaluation costs m_k/n.
 
-The levels' states are one pytree with a leading level axis (:class:`Levels`). When every level
-reads all n points (EE) the levels differ only in their index, and :meth:`LevelEnergy.at` gives
-a level's energies at a traced index, so one body serves every level
-(:mod:`~tempering.algorithms.equi_energy.algorithm`); MINTEE's levels, of static batch sizes m_k,
-are each their own :class:`LevelEnergy`.
+The levels' states are one pytree with a leading level axis (:class:`Levels`), and one body
+serves every level at a traced index (:mod:`~tempering.algorithms.equi_energy.algorithm`):
+:func:`energies_at` gives level k's energies. When every level reads all n points (EE) the levels
+differ only in their index (:meth:`LevelEnergy.at`). MINTEE's batch sizes m_k are static shapes,
+so at a traced level (:class:`TracedLevelEnergy`) each read-out is a ``lax.switch`` over the
+static levels' own (only the batch's energy is compiled once per level, not the level's step),
+and a batch's indices travel padded to n.
 """
 
 from __future__ import annotations
 
 import copy
 from collections.abc import Callable, Iterator
+from functools import partial
 from typing import Any, NamedTuple
 
 import jax
@@ -154,6 +157,12 @@ class LevelEnergy:
         return self.m / self.n
 
     @property
+    def refreshes(self) -> bool:
+        """Whether a read-out's fresh batch changes the density, so that the inner kernel
+        restarts on it (MINT's reading b; level 0 of MINTEE reads all n points)."""
+        return self.fresh and self.m < self.n
+
+    @property
     def top_up_cost(self) -> float:
         return (self.m - self.m_above) / self.n
 
@@ -216,3 +225,85 @@ class LevelEnergy:
         total = self.m_above * entry.mean_log_lik + jnp.sum(self._terms(entry.position, indices))
         return _as_energy(-self.model.log_prior(entry.position) - self.n * total / self.m
                           - shifts[self.level])
+
+
+def flag_value(flag: bool | Array) -> float | Array:
+    """1.0 where ``flag`` else 0.0: a Python float for a static flag (the static level's
+    arithmetic unchanged), an array for a traced one."""
+    return float(flag) if isinstance(flag, bool) else jnp.where(flag, 1.0, 0.0)
+
+
+class TracedLevelEnergy:
+    """MINTEE's level energies at a traced level k (``levels``: every level's static
+    :class:`LevelEnergy`). Each read-out is a ``lax.switch`` over the static levels' own, so the
+    batch's energy is compiled once per level and the rest of a level's step once; the costs and
+    flags are gathered at k. A batch (:meth:`batch`) is carried as n indices whose first m_k
+    are level k's: the chain's permutation itself with fixed subsets (S_k = perm[:m_k]), a fresh
+    batch padded with zeros otherwise (level 0: all the data in order). The switch computes one
+    branch: k is the same for every chain of a batch (it indexes the scan over levels)."""
+
+    def __init__(self, levels: list[LevelEnergy], level: Array):
+        self.levels, self.level = levels, level
+        self.n, self.fresh, self.exact = levels[0].n, levels[0].fresh, False
+
+    def _at(self, values: list) -> Array:
+        return jnp.asarray(values)[self.level]
+
+    @property
+    def cost(self) -> Array:
+        return self._at([lk.cost for lk in self.levels])
+
+    @property
+    def top_up_cost(self) -> Array:
+        return self._at([lk.top_up_cost for lk in self.levels])
+
+    @property
+    def refreshes(self) -> Array:
+        return self._at([lk.refreshes for lk in self.levels])
+
+    def _switch(self, fn: Callable, *args: Any) -> Any:
+        return jax.lax.switch(self.level, [partial(fn, lk) for lk in self.levels], *args)
+
+    @staticmethod
+    def _own(lk: LevelEnergy, indices: Array) -> Array | None:
+        """Level ``lk``'s batch out of the carried indices (``None``: all the data)."""
+        return None if lk.m == lk.n else indices[:lk.m]
+
+    def batch(self, perm: Array, key: Array) -> Array:
+        if not self.fresh:
+            return perm
+
+        def padded(lk: LevelEnergy) -> Array:
+            own = lk.batch(perm, key)
+            if own is None:
+                return jnp.arange(self.n, dtype=jnp.int32)
+            return jnp.zeros(self.n, jnp.int32).at[:lk.m].set(own.astype(jnp.int32))
+
+        return self._switch(padded)
+
+    def energy(self, theta: Array, indices: Array) -> Array:
+        return self._switch(lambda lk, t, i: lk.energy(t, self._own(lk, i)), theta, indices)
+
+    def read(self, theta: Array, indices: Array, perm: Array, key: Array,
+             shifts: Array) -> Reading:
+        return self._switch(lambda lk, t, i, p, k, s: lk.read(t, self._own(lk, i), p, k, s),
+                            theta, indices, perm, key, shifts)
+
+    def density(self, indices: Array, levels: Array, temperatures: np.ndarray,
+                shifts: Array) -> Callable:
+        def at(lk: LevelEnergy, theta: Array, i: Array, h: Array, s: Array) -> Array:
+            return lk.density(self._own(lk, i), h, temperatures, s)(theta)
+        return lambda theta: self._switch(at, theta, indices, levels, shifts)
+
+    def top_up(self, entry: Entry, perm: Array, key: Array, shifts: Array) -> Array:
+        return self._switch(lambda lk, e, p, k, s: lk.top_up(e, p, k, s),
+                            entry, perm, key, shifts)
+
+
+def energies_at(levels: list[LevelEnergy], k: int | Array) -> Any:
+    """Level k's energies: the static level's :class:`LevelEnergy` for an int k; at a traced
+    k, :meth:`LevelEnergy.at` when every level reads all the data (EE), else a
+    :class:`TracedLevelEnergy` (MINTEE)."""
+    if isinstance(k, int):
+        return levels[k]
+    return levels[0].at(k) if levels[0].exact else TracedLevelEnergy(levels, k)

@@ -4,7 +4,7 @@ step-size adaptation.
 
 1. The pilot (``pilot`` local moves per level; 0 skips it): level 0 (the untruncated target at
    T₀ = 1) from the start, then each level k ≥ 1 from where level k−1 ended (a ``lax.scan`` up
-   EE's levels, unrolled over MINTEE's), on its untruncated, unshifted target exp(−ĥ_k/T_k)
+   the levels), on its untruncated, unshifted target exp(−ĥ_k/T_k)
    (H₀ is not known yet); each level's step size is tuned towards ``target_accept`` as it goes
    (:func:`tune_step`), and the level starts the run where its pilot ended, with that step size.
    (A chain whose step size is far off stays where it starts: at T₀ = 1 in 50 dimensions an
@@ -31,7 +31,7 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 
-from tempering.algorithms.equi_energy.levels import Levels, when
+from tempering.algorithms.equi_energy.levels import Levels, flag_value, when
 
 WINDOW = 25  # pilot steps between step-size changes
 
@@ -68,7 +68,7 @@ def pilot_level(cfg: Any, lk: Any, kernel_at: Callable, key: jax.Array, k: int |
     read and where (level 0 only: the others read nothing), and the cost. ``lk`` is level k's
     :class:`~tempering.algorithms.equi_energy.levels.LevelEnergy`, ``perm`` the chain's data
     permutation, ``free`` the parameters with no truncation and no shifts; k is static or traced."""
-    refresh = cfg.fresh_batches and lk.m < lk.n  # a fresh batch changes the density
+    refresh = lk.refreshes  # a fresh batch changes the density
     reads = k == 0  # a Python bool for a static level
     read_cost = jnp.where(reads, lk.cost, 0.0)
 
@@ -79,11 +79,11 @@ def pilot_level(cfg: Any, lk: Any, kernel_at: Callable, key: jax.Array, k: int |
         indices = lk.batch(perm, k_batch)
         kernel = kernel_at(k, indices, free, multiplier)
         old = kstate.position
-        kstate, info = kernel.step(k_step, kernel.init(old) if refresh else kstate)
+        kstate, info = kernel.step(k_step, when(refresh, lambda: kernel.init(old), kstate))
         moves = moves + jnp.any(kstate.position != old).astype(jnp.int32)
         if cfg.adapt:
             multiplier, moves = tune_step(multiplier, moves, t, cfg.target_accept)
-        cost = cost + (info.n_evals + (1.0 if refresh else 0.0)) * lk.cost
+        cost = cost + (info.n_evals + flag_value(refresh)) * lk.cost
         if reads is not False:
             energy = when(reads, lambda: lk.energy(kstate.position, indices), low)
             lower = energy < low
