@@ -112,8 +112,8 @@ def test_fixed_top_up_equals_the_lower_levels_own_reading(shifts):
 def test_shifts_make_every_fixed_surrogate_read_h_at_the_pilots_point():
     """With no pilot steps the pilot's lowest point is the start θ: s_k = ĥ_k(θ) − h(θ), s₀ = 0,
     so after warmup every level reads ĥ_k(θ) − s_k = h(θ) = H₀; ``rebase=False`` keeps the raw
-    surrogates, which differ."""
-    model = get_model("modes2d", n=60)
+    surrogates, which differ. (A float64 model: the warmup keeps the parameters' dtypes.)"""
+    model = get_model("modes2d", n=60, precision="float64")
     start = jnp.asarray([0.4, -0.9])
     h = -float(model.log_density(start))
     for rebase in (True, False):

@@ -16,7 +16,6 @@ import numpy as np
 import pytest
 from programs import lowered
 
-from tempering.algorithms.base import Scans
 from tempering.algorithms.programs import Compiled, RunLayout
 from tempering.algorithms.pt.pilot import pilot_keys
 from tempering.algorithms.registry import get_sampler
@@ -72,9 +71,10 @@ def test_the_one_program_samples_as_the_chunk_program(thin):
                                       two.idata.posterior[name].values)
     np.testing.assert_array_equal(one.idata.sample_stats["swap_accepted"].values,
                                   two.idata.sample_stats["swap_accepted"].values)
-    begin, scan = algorithm.scans
-    broken = algorithm._replace(scans=Scans(begin, lambda k, t, s, p, c, w, n: scan(
-        jax.lax.cond(w, lambda: k, lambda: jax.random.fold_in(k, 1)), t, s, p, c, w, n)))
+    scan = algorithm.scans.scan
+    broken = algorithm._replace(scans=algorithm.scans._replace(
+        scan=lambda k, t, s, p, c, w, n: scan(
+            jax.lax.cond(w, lambda: k, lambda: jax.random.fold_in(k, 1)), t, s, p, c, w, n)))
     off = run_chains(model, broken, **kwargs)
     assert not np.array_equal(off.idata.posterior["theta"].values,
                               two.idata.posterior["theta"].values)

@@ -158,17 +158,36 @@ class Scans(NamedTuple):
     Attributes
     ----------
     begin
-        (state, params, warming, num_steps) ↦ (state, carry, cost): what a warmup starts with
-        (the carry: whatever its scans accumulate, e.g. adapters and round sums), and the cost
-        of starting it.
+        (key, state, params, warming, num_steps) ↦ (state, params, carry, cost): what a warmup
+        starts with (the parameters, which a per-chain pilot may choose; the carry: whatever its
+        scans accumulate, e.g. adapters and round sums), and the cost of starting it; ``key``
+        is :func:`begin_key`'s.
     scan
         (key, t, state, params, carry, warming, num_steps) ↦ (state, params, carry, info): scan
         t of the warmup when ``warming`` (which may tune ``params``), else a sampling step
         exactly as ``step`` makes it.
+    startup
+        Warming scans before the warmup's ``num_steps`` (EE's ladder start-up, which brings
+        the levels in one by one): a warmup of ``num_steps`` runs ``startup + num_steps`` scans.
     """
 
-    begin: Callable[[Any, Any, Array, int], tuple[Any, Any, Array]]
+    begin: Callable[..., tuple[Any, Any, Array]]
     scan: Callable[..., tuple[Any, Any, Any, AlgorithmInfo]]
+    startup: int = 0
+
+    def warming_scans(self, num_steps: int) -> int:
+        """The scans of a warmup of ``num_steps``."""
+        return self.startup + int(num_steps)
+
+
+#: The ``fold_in`` datum of a warmup's begin key: scan t's key folds in t, and no warmup runs
+#: 2³¹ − 1 scans.
+BEGIN = 2**31 - 1
+
+
+def begin_key(key: Array) -> Array:
+    """The key a warmup's :attr:`Scans.begin` draws from (a per-chain pilot's)."""
+    return jax.random.fold_in(key, BEGIN)
 
 
 def warmup_by_scans(scans: Scans, key: Array, state: Any, params: Any, num_steps: int
@@ -177,7 +196,8 @@ def warmup_by_scans(scans: Scans, key: Array, state: Any, params: Any, num_steps
     keys them (scan t: ``fold_in(key, t)``): the ``warmup`` of an algorithm with ``Scans``, so
     that a warmup run alone and one inside the program are the same transition."""
     warming = jnp.asarray(True)
-    state, carry, cost = scans.begin(state, params, warming, num_steps)
+    state, params, carry, cost = scans.begin(begin_key(key), state, params, warming,
+                                             num_steps)
 
     def body(t, loop):
         state, params, carry, cost = loop
@@ -185,7 +205,7 @@ def warmup_by_scans(scans: Scans, key: Array, state: Any, params: Any, num_steps
                                                 carry, warming, num_steps)
         return state, params, carry, cost + info.cost
 
-    state, params, _, cost = jax.lax.fori_loop(0, int(num_steps), body,
+    state, params, _, cost = jax.lax.fori_loop(0, scans.warming_scans(num_steps), body,
                                                (state, params, carry, cost))
     return state, params, cost
 

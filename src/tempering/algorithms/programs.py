@@ -14,7 +14,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from tempering.algorithms.base import Algorithm
+from tempering.algorithms.base import Algorithm, begin_key
 from tempering.numerics import compile_lowered, jit_once, traced_once
 
 #: Data of at least this many numbers make a run's warmup compute-bound: logistic regression on
@@ -316,8 +316,11 @@ class Compiled:
             executable, length = self._program_for(batch, num_steps, length)
         self._warmup_of[batch] = num_steps
         zeros = jax.tree.map(lambda a: np.zeros(a.shape, a.dtype), state)
+        scans = self.algorithm.scans
+        assert scans is not None
         state, params, cost, _ = executable(*start, key, zeros, params, np.int64(0),
-                                            np.int64(num_steps), np.bool_(True))
+                                            np.int64(scans.warming_scans(num_steps)),
+                                            np.bool_(True))
         return state, params, cost
 
     def _sample_on_program(self, key, state, params, start: int, count: int, length: int):
@@ -341,7 +344,8 @@ class Compiled:
         algorithm, scans, thin = self.algorithm, self.algorithm.scans, self.thin
         assert scans is not None
         state = jax.lax.cond(warming, lambda: algorithm.init(init_key, position), lambda: state)
-        state, carry, cost = scans.begin(state, params, warming, num_steps)
+        state, params, carry, cost = scans.begin(begin_key(key), state, params, warming,
+                                                 num_steps)
         scans_per_draw = jnp.where(warming, 1, thin)
 
         def one_scan(index, j, loop):

@@ -70,9 +70,9 @@ def kernel_scans(adapter: Adapter, step: Callable) -> Scans:
     time inside BlackJAX's ``window_adaptation`` loop; the algorithm's ``warmup`` runs these
     scans too (:func:`~tempering.algorithms.base.warmup_by_scans`)."""
 
-    def begin(state, params, warming, num_steps):
-        del warming, num_steps
-        return state, adapter.init(params), jnp.zeros(())
+    def begin(key, state, params, warming, num_steps):
+        del key, warming, num_steps
+        return state, params, adapter.init(params), jnp.zeros(())
 
     def scan(key, t, state, params, tuning, warming, num_steps):
         schedule = jax.tree.map(jnp.asarray, stages(num_steps))

@@ -70,7 +70,7 @@ import jax.numpy as jnp
 import numpy as np
 from blackjax.adaptation.step_size import dual_averaging_adaptation
 
-from tempering.algorithms.base import Algorithm, AlgorithmInfo
+from tempering.algorithms.base import Algorithm, AlgorithmInfo, warmup_by_scans
 from tempering.algorithms.equi_energy.levels import (
     LevelEnergy,
     Levels,
@@ -82,7 +82,7 @@ from tempering.algorithms.equi_energy.levels import (
 )
 from tempering.algorithms.equi_energy.rings import Entry, Rings, deposit, empty_rings, pick
 from tempering.algorithms.equi_energy.stats import EE_HEADLINE, EE_STATS
-from tempering.algorithms.equi_energy.warmup import make_warmup
+from tempering.algorithms.equi_energy.warmup import make_scans
 from tempering.algorithms.rungs import rung_slice, stack_rungs
 from tempering.kernels.base import BoundKernel
 from tempering.ladders.energy import energy_levels, jump_log_ratio, ring_index
@@ -360,8 +360,9 @@ def equi_energy(model: Model, bound: BoundKernel, params: Any, settings: EESetti
     ladder = Ladder(model, bound, settings, jump_ratio)
     all_params = ladder.params(params)
     ones = jax.device_put(np.ones(ladder.L))  # jnp.ones: a program of its own
-    warmup = make_warmup(ladder, dual_averaging_adaptation)
-    return Algorithm(lambda key, position: ladder.init(key, position, all_params), warmup,
+    scans = make_scans(ladder, dual_averaging_adaptation)
+    return Algorithm(lambda key, position: ladder.init(key, position, all_params),
+                     partial(warmup_by_scans, scans),
                      lambda key, state, p: ladder.step_with(key, state, p, ones),
                      lambda s: s.levels.stacked.kernel.position[0], all_params, EE_STATS,
-                     headline=EE_HEADLINE)
+                     headline=EE_HEADLINE, scans=scans)

@@ -31,6 +31,7 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 
+from tempering.algorithms.base import Scans
 from tempering.algorithms.equi_energy.levels import Levels, flag_value, when
 
 WINDOW = 25  # pilot steps between step-size changes
@@ -102,9 +103,14 @@ def pilot_level(cfg: Any, lk: Any, kernel_at: Callable, key: jax.Array, k: int |
     return end.position, multiplier, low, low_at, cost
 
 
-def make_warmup(ladder: Any, dual_averaging: Callable) -> Callable:
-    """``warmup(key, state, params, num_steps) -> (state, params, cost)`` for EE / MINTEE over
-    ``ladder`` (:class:`~tempering.algorithms.equi_energy.algorithm.Ladder`)."""
+def make_scans(ladder: Any, dual_averaging: Callable) -> Scans:
+    """EE's and MINTEE's warmup and sampling as one loop body
+    (:class:`~tempering.algorithms.base.Scans`) over ``ladder``
+    (:class:`~tempering.algorithms.equi_energy.algorithm.Ladder`), so that one compiled program
+    runs both: ``begin`` runs the pilot (module docstring, 1.) when warming; the warming scans
+    are the start-up's (L−1)(B + S) steps and then the warmup's, each level's step size times
+    its dual-averaging iterate (2.), and the last freezes the averaged multipliers into the
+    parameters; a sampling scan is the algorithm's ``step``."""
     cfg, energies, kernel_at = ladder.cfg, ladder.energies, ladder.kernel_at
     L = cfg.levels
     da_init, da_update, da_final = dual_averaging(cfg.target_accept)
@@ -150,27 +156,39 @@ def make_warmup(ladder: Any, dual_averaging: Callable) -> Callable:
         cost = cost + sum(energies[k].cost for k in range(1, L))
         return jnp.stack(raw) - energy, cost
 
-    def warmup(key, state, params, num_steps):
-        k_pilot, k_run = jax.random.split(key)
-        state, params, cost = pilot(k_pilot, state, params)
-        da = jax.vmap(da_init)(jnp.ones(L))
+    def begin(key, state, params, warming, num_steps):
+        del num_steps
+        zero = jnp.zeros(())
 
-        def body(carry, k):
-            state, da, cost = carry
-            multipliers = jnp.exp(da.log_step_size) if cfg.adapt else jnp.ones(L)
-            state, info = ladder.step_with(k, state, params, multipliers)
+        def run():
+            moved, tuned, cost = pilot(key, state, params)
+            return moved, _like(tuned, params), cost.astype(zero.dtype)
+
+        state, params, cost = jax.lax.cond(warming, run, lambda: (state, params, zero))
+        return state, params, jax.vmap(da_init)(jnp.ones(L)), cost
+
+    def scan(key, t, state, params, da, warming, num_steps):
+        multipliers = (jnp.where(warming, jnp.exp(da.log_step_size), 1.0) if cfg.adapt
+                       else jnp.ones(L))
+        state, info = ladder.step_with(key, state, params, multipliers)
+
+        def adapt():
             rates = info.stats["local_acceptance"]
             moved = jnp.isfinite(rates)
             updated = jax.vmap(da_update)(da, jnp.where(moved, rates, 0.0))
-            da = jax.tree.map(lambda new, old: jnp.where(
+            new_da = jax.tree.map(lambda new, old: jnp.where(
                 moved.reshape((L,) + (1,) * (new.ndim - 1)), new, old), updated, da)
-            return (state, da, cost + info.cost), None
+            final = scale_steps(params, jax.vmap(da_final)(new_da)) if cfg.adapt else params
+            frozen = jax.lax.cond(t == cfg.start(0) + num_steps - 1,
+                                  lambda: _like(final, params), lambda: params)
+            return frozen, new_da
 
-        total = cfg.start(0) + num_steps
-        (state, da, run_cost), _ = jax.lax.scan(body, (state, da, jnp.zeros(())),
-                                                jax.random.split(k_run, total))
-        if cfg.adapt:
-            params = scale_steps(params, jax.vmap(da_final)(da))
-        return state, params, cost + run_cost
+        params, da = jax.lax.cond(warming, adapt, lambda: (params, da))
+        return state, params, da, info
 
-    return warmup
+    return Scans(begin, scan, startup=cfg.start(0))
+
+
+def _like(new: Any, old: Any) -> Any:
+    """``new`` in ``old``'s dtypes, leaf by leaf (the two branches of a ``cond``)."""
+    return jax.tree.map(lambda a, b: jnp.asarray(a, b.dtype), new, old)

@@ -72,13 +72,14 @@ def pt_scans(bound: BoundKernel, iterate: Callable, reinit: Callable,
         starts from (a rung window's, :mod:`~tempering.algorithms.pt.capacity`).
     """
 
-    def begin(state, params, warming, num_steps):
+    def begin(key, state, params, warming, num_steps):
+        del key
         plan = _Plan(num_steps, rounds, bound)
         cost = jnp.zeros(())
         if restart is not None:
             state, cost = jax.lax.cond(warming, lambda: restart(state, params),
                                        lambda: (state, cost))
-        return state, plan.begin(state, params), cost
+        return state, params, plan.begin(state, params), cost
 
     def scan(key, t, state, params, carry, warming, num_steps):
         plan = _Plan(num_steps, rounds, bound)
