@@ -171,7 +171,7 @@ class Scans(NamedTuple):
         the levels in one by one): a warmup of ``num_steps`` runs ``startup + num_steps`` scans.
     """
 
-    begin: Callable[..., tuple[Any, Any, Array]]
+    begin: Callable[..., tuple[Any, Any, Any, Array]]
     scan: Callable[..., tuple[Any, Any, Any, AlgorithmInfo]]
     startup: int = 0
 
