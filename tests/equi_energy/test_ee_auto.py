@@ -18,10 +18,9 @@ of either sampler in one ordering there (seed 1, 4000 draws).
   recorded in the facts and counted in the run (``cost_pilot``, ``wall_seconds_pilot``); its
   ladder round-trips through the options without a second pilot; explicit ladders run no pilot
   and keep their rules.
-- At its defaults ``ee`` visits both orderings in every chain of SMALL (make test; MINTEE's
-  check runs in make test-slow, on LARGE). In make test-slow, on LARGE: both samplers visit both
-  orderings in every chain and the fixed defaults leave a chain of 16 in one ordering (the
-  control); 8 chains × 4000 draws put the mean share within
+- In make test-slow: at its defaults ``ee`` visits both orderings in every chain of SMALL; on
+  LARGE both samplers visit both orderings in every chain and the fixed defaults leave a chain
+  of 16 in one ordering (the control); 8 chains × 4000 draws put the mean share within
   Z_BOUND replicate standard errors of 1/2, and the fixed defaults fail that check.
 """
 
