@@ -63,6 +63,21 @@ def as_key(key: int | jax.Array) -> jax.Array:
 
 #: The chains' start programs of the last few (model, chain count, kind of key and of start).
 _STARTS: OrderedDict[tuple, tuple[Any, Any]] = OrderedDict()
+_INITS: OrderedDict[Any, Any] = OrderedDict()
+
+
+def chain_init(algorithm: Algorithm) -> Any:
+    """``jax.jit(algorithm.init)``, one per algorithm (the last few kept): its trace is cached,
+    so a run traces a chain's start once where it traced it three or four times (the ledger's
+    and the runner's state shapes, the program's start; each a vmap of it or inside one). On
+    MINTEE, whose start reads every level's batch energy, each trace took 0.1–0.3 s."""
+    fn = algorithm.init
+    if fn not in _INITS:
+        _INITS[fn] = jax.jit(fn)
+        while len(_INITS) > SHARED_ALGORITHMS:
+            _INITS.popitem(last=False)
+    _INITS.move_to_end(fn)
+    return _INITS[fn]
 
 
 def chain_keys(model: Any, key: int | jax.Array, chains: int, given: Any = None
@@ -108,7 +123,8 @@ class Compiled:
         self.thin = thin
         #: compile the warmup as a chunk (XLA's fusion emitters; :func:`tall_data`)
         self.warm_like_chunk = compute_bound_warmup
-        self.init = jit_once(jax.vmap(algorithm.init))
+        self._init_chain = chain_init(algorithm)
+        self.init = jit_once(jax.vmap(self._init_chain))
         self._warmup = jax.jit(jax.vmap(self._start_and_warm, in_axes=(0, 0, 0, 0, None)),
                                static_argnums=4)
         self._chunk_jit = jax.jit(jax.vmap(self._chunk, in_axes=(0, 0, 0, None, None, None)),
@@ -227,7 +243,7 @@ class Compiled:
         return self._executable("warmup", self._warmup, args, num_steps, key.shape[0])(*args)
 
     def _start_and_warm(self, init_key, position, key, params, num_steps):
-        state = self.algorithm.init(init_key, position)
+        state = self._init_chain(init_key, position)
         return self.algorithm.warmup(key, state, params, num_steps)
 
     def chunk(self, key, state, params, start: int, count: int, length: int):
@@ -343,7 +359,8 @@ class Compiled:
         cost and the records (a warmup's are not kept)."""
         algorithm, scans, thin = self.algorithm, self.algorithm.scans, self.thin
         assert scans is not None
-        state = jax.lax.cond(warming, lambda: algorithm.init(init_key, position), lambda: state)
+        state = jax.lax.cond(warming, lambda: self._init_chain(init_key, position),
+                             lambda: state)
         state, params, carry, cost = scans.begin(begin_key(key), state, params, warming,
                                                  num_steps)
         scans_per_draw = jnp.where(warming, 1, thin)

@@ -25,7 +25,7 @@ import jax
 import numpy as np
 
 from tempering.algorithms.base import Algorithm
-from tempering.algorithms.programs import Compiled, RunLayout, chain_keys, tall_data
+from tempering.algorithms.programs import Compiled, RunLayout, chain_init, chain_keys, tall_data
 from tempering.errors import UserInputError
 from tempering.models import MODELS
 from tempering.models.base import Model
@@ -123,7 +123,7 @@ def traced_start(model: Model, algorithm: Algorithm, *, key: int | jax.Array, ch
 
 
 def _empty_ledger(algorithm: Algorithm, keys: Keys, chains: int) -> Ledger:
-    state = jax.eval_shape(jax.vmap(algorithm.init), keys.init, keys.positions)
+    state = jax.eval_shape(jax.vmap(chain_init(algorithm)), keys.init, keys.positions)
     params = jax.tree.map(lambda p: np.broadcast_to(np.asarray(p), (chains, *np.shape(p))),
                           algorithm.params)
     return Ledger(done=np.zeros(chains, np.int64), warmed=np.zeros(chains, bool),
