@@ -111,57 +111,15 @@ def make_scans(ladder: Any, dual_averaging: Callable) -> Scans:
     are the start-up's (L−1)(B + S) steps and then the warmup's, each level's step size times
     its dual-averaging iterate (2.), and the last freezes the averaged multipliers into the
     parameters; a sampling scan is the algorithm's ``step``."""
-    cfg, energies, kernel_at = ladder.cfg, ladder.energies, ladder.kernel_at
-    L = cfg.levels
+    cfg, L = ladder.cfg, ladder.cfg.levels
     da_init, da_update, da_final = dual_averaging(cfg.target_accept)
-
-    def pilot(key, state, params):
-        """The pilot (module docstring, 1.): every level's start, step size, H₀ and the
-        shifts. The levels' pilots run in turn, each from where the one below ended."""
-        free = {**params, "levels": jnp.full(L, -jnp.inf), "shifts": jnp.zeros(L)}
-        keys = jax.random.split(key, L + 1)
-
-        def one(k, carry, key):
-            position, cost = carry
-            end, multiplier, low, low_at, c = pilot_level(
-                cfg, ladder.energy(k), kernel_at, key, k, position, state.perm, free)
-            return (end, cost + c), (end, multiplier, low, low_at)
-
-        (_, cost), (starts, multipliers, lows, lows_at) = ladder.scan_levels(
-            one, (state.levels[0].kernel.position, jnp.zeros(())), keys[:L])
-        low, low_at = lows[0], lows_at[0]  # only level 0 reads h
-        params = {**scale_steps(params, multipliers), "levels": ladder.truncations(low)}
-        if cfg.shifted:
-            params["shifts"], cost = shifts_at(low_at, low, state, cost)
-
-        def restart(k, level, start):
-            lk = ladder.energy(k)
-            indices = lk.batch(state.perm, jax.random.wrap_key_data(level.batch_key))
-            reading = lk.read(start, indices, state.perm, keys[L], params["shifts"])
-            return level._replace(kernel=kernel_at(k, indices, params).init(start),
-                                  energy=reading.energy, energy_above=reading.energy_above,
-                                  mean_log_lik=reading.mean_log_lik)
-
-        levels = ladder.over_levels(restart, state.levels.stacked, starts)
-        for lk in energies:
-            cost = cost + lk.cost
-        return state._replace(levels=Levels(levels)), params, cost
-
-    def shifts_at(point, energy, state, cost):
-        """s_k = ĥ_k(θ) − h(θ) at the pilot's lowest point θ
-        (:mod:`~tempering.algorithms.equi_energy.levels`, Shifts): the fixed surrogates then agree
-        with h where H₀ is set."""
-        raw = [energy] + [energies[k].energy(point, energies[k].batch(state.perm, None))
-                          for k in range(1, L)]
-        cost = cost + sum(energies[k].cost for k in range(1, L))
-        return jnp.stack(raw) - energy, cost
 
     def begin(key, state, params, warming, num_steps):
         del num_steps
         zero = jnp.zeros(())
 
         def run():
-            moved, tuned, cost = pilot(key, state, params)
+            moved, tuned, cost = pilot(ladder, key, state, params)
             return moved, _like(tuned, params), cost.astype(zero.dtype)
 
         state, params, cost = jax.lax.cond(warming, run, lambda: (state, params, zero))
@@ -192,3 +150,51 @@ def make_scans(ladder: Any, dual_averaging: Callable) -> Scans:
 def _like(new: Any, old: Any) -> Any:
     """``new`` in ``old``'s dtypes, leaf by leaf (the two branches of a ``cond``)."""
     return jax.tree.map(lambda a, b: jnp.asarray(a, b.dtype), new, old)
+
+
+def pilot(ladder: Any, key: jax.Array, state: Any, params: dict) -> tuple[Any, dict, jax.Array]:
+    """The pilot (module docstring, 1.) of one chain on ``ladder``: every level's start, step
+    size, H₀ and the shifts. The levels' pilots run in turn, each from where the one below
+    ended; each level then restarts where its pilot ended. Returns the state, the parameters
+    and the cost."""
+    cfg, kernel_at, L = ladder.cfg, ladder.kernel_at, ladder.cfg.levels
+    free = {**params, "levels": jnp.full(L, -jnp.inf), "shifts": jnp.zeros(L)}
+    keys = jax.random.split(key, L + 1)
+
+    def one(k, carry, key):
+        position, cost = carry
+        end, multiplier, low, low_at, c = pilot_level(
+            cfg, ladder.energy(k), kernel_at, key, k, position, state.perm, free)
+        return (end, cost + c), (end, multiplier, low, low_at)
+
+    (_, cost), (starts, multipliers, lows, lows_at) = ladder.scan_levels(
+        one, (state.levels[0].kernel.position, jnp.zeros(())), keys[:L])
+    low, low_at = lows[0], lows_at[0]  # only level 0 reads h
+    params = {**scale_steps(params, multipliers), "levels": ladder.truncations(low)}
+    if cfg.shifted:
+        params["shifts"], cost = shifts_at(ladder, low_at, low, state.perm, cost)
+
+    def restart(k, level, start):
+        lk = ladder.energy(k)
+        indices = lk.batch(state.perm, jax.random.wrap_key_data(level.batch_key))
+        reading = lk.read(start, indices, state.perm, keys[L], params["shifts"])
+        return level._replace(kernel=kernel_at(k, indices, params).init(start),
+                              energy=reading.energy, energy_above=reading.energy_above,
+                              mean_log_lik=reading.mean_log_lik)
+
+    levels = ladder.over_levels(restart, state.levels.stacked, starts)
+    for lk in ladder.energies:
+        cost = cost + lk.cost
+    return state._replace(levels=Levels(levels)), params, cost
+
+
+def shifts_at(ladder: Any, point: jax.Array, energy: jax.Array, perm: jax.Array,
+              cost: jax.Array) -> tuple[jax.Array, jax.Array]:
+    """s_k = ĥ_k(θ) − h(θ) at the pilot's lowest point θ
+    (:mod:`~tempering.algorithms.equi_energy.levels`, Shifts): the fixed surrogates then agree
+    with h where H₀ is set. Returns the shifts and the cost with their read-outs."""
+    energies, L = ladder.energies, ladder.cfg.levels
+    raw = [energy] + [energies[k].energy(point, energies[k].batch(perm, None))
+                      for k in range(1, L)]
+    cost = cost + sum(energies[k].cost for k in range(1, L))
+    return jnp.stack(raw) - energy, cost
