@@ -9,6 +9,16 @@ With ``schedule=adaptive`` (the default) the β's, and so the subset sizes, are 
 run by a pilot on masked subset ladders (:mod:`tempering.algorithms.pt.pilot`): the sizes are
 static shapes, so a compiled warmup cannot move them, and the chains' warmup adapts only the inner
 kernel. The resolved options record the placed schedule as ``start_betas``.
+
+The hot end. The adaptive schedule runs from the full data down to a subset of
+:data:`HOT_POINTS` points by default (``beta_min`` = 4/N, at most PT's 0.125): a rung that sees
+few points is nearly the prior, flat enough for a chain to cross between modes, and costs almost
+nothing (issue 46). Measured on tall label switching (``mixture``, K = 3 at −3, 0, 3, σ = 1, prior
+sd 3; 4 chains, 1000 warmup, 4000 draws, seed 0): at N = 2000 the old hot end of N/8 points left
+1, 3, 5 and 2 of the 6 orderings in the chains, error 0.227, where 4 points gave all 6 in every
+chain, error 0.094; at N = 10⁴, 2, 4, 5, 3 orderings and error 0.171 (25.1 s) against all 6
+and 0.126 (22.4 s: the pilot placed 15 rungs for 9, but the rungs' points summed to 2.35 N a
+scan instead of 4.1 N).
 """
 
 from __future__ import annotations
@@ -28,13 +38,23 @@ from tempering.errors import UserInputError
 from tempering.ladders import adaptive_subset_ladder, subset_tempering_ladder
 from tempering.models.base import Model
 
+#: The adaptive schedule's hot end by default: a subset of this many data points (module
+#: docstring).
+HOT_POINTS = 4
+
 
 class SPTOptions(PTOptions, SubsetOptions):
     """PT's options over a subset ladder; ``keep_all_rungs`` is refused (no power weights), and
-    the adaptive schedule ends at ``beta_min`` (a subset rung has one data point at least)."""
+    the adaptive schedule ends at ``beta_min`` (a subset rung has one data point at least; by
+    default :data:`HOT_POINTS` points, 0.125 with a fixed schedule)."""
 
     PRIOR_REFERENCE = False
     REFERENCES = ("prior",)
+
+    beta_min: float | None = Field(  # type: ignore[assignment]
+        None, gt=0.0, lt=1.0, description="the hot end (a subset of round(beta_min N) points); "
+                                          "default: 4 points with the adaptive schedule, 0.125 "
+                                          "with a fixed one")
 
     inner: str = Field("rwm", description="any registered kernel (default rwm: subset rungs "
                                           "are unrolled, and each HMC rung compiles a gradient)")
@@ -65,6 +85,11 @@ class SPTOptions(PTOptions, SubsetOptions):
         """The inner kernel's options; the fixed schedule where the adaptive one cannot be
         placed (the pilot runs in :meth:`run_pilot`)."""
         resolved = super(PTOptions, self).resolve(model)
+        if resolved.beta_min is None:
+            placed = (resolved.schedule == "adaptive" and resolved.start_betas is None
+                      and model.log_lik_terms_fn is not None)
+            hot = min(0.125, HOT_POINTS / model.n_data) if placed else 0.125
+            resolved = resolved.model_copy(update={"beta_min": hot})
         if resolved.schedule != "adaptive" or resolved.start_betas is not None:
             return resolved
         if model.log_lik_terms_fn is None:
