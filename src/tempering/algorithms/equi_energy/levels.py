@@ -239,8 +239,10 @@ class TracedLevelEnergy:
     batch's energy is compiled once per level and the rest of a level's step once; the costs and
     flags are gathered at k. A batch (:meth:`batch`) is carried as n indices whose first m_k
     are level k's: the chain's permutation itself with fixed subsets (S_k = perm[:m_k]), a fresh
-    batch padded with zeros otherwise (level 0: all the data in order). The switch computes one
-    branch: k is the same for every chain of a batch (it indexes the scan over levels)."""
+    batch padded with zeros otherwise (level 0: all the data in order). In the step and the
+    pilot the switch computes one branch: k indexes the scan over levels, the same for every
+    chain of a batch; in the one-time start and restart, vmapped over the levels, every branch
+    runs (and its result is selected)."""
 
     def __init__(self, levels: list[LevelEnergy], level: Array):
         self.levels, self.level = levels, level
