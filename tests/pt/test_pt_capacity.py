@@ -128,14 +128,24 @@ def test_a_scan_counts_only_the_windows_evaluations():
 
 
 def test_the_pilot_shares_its_programs_when_the_rungs_fit_whatever_the_clock():
-    """The choice depends on no timing (a seed's draws must not), only on the fit and the
-    warmup; dear models are kept off the shared pilot before it runs (``costly``)."""
+    """The choice depends on no timing (a seed's draws must not) and on no chain layout, only
+    on the fit, the warmup and the free slots' work (free slots × a chain's scans × the data's
+    numbers); dear models are kept off the shared pilot before it runs (``costly``)."""
     record = PilotRecord(500, 31, 16, 7.0, 0.2, 6.0, 1.0)
     cheap = SharedPilot(np.zeros(16), record)
-    assert cheap.worth_sharing(True, 500)
-    assert not cheap.worth_sharing(False, 500) and not cheap.worth_sharing(True, 0)
+    run = RunLayout(batch=4, warmup=500, draws=1000)
+    assert cheap.worth_sharing(True, run, free=15, numbers=0)  # no data (gauss_mixture)
+    assert not cheap.worth_sharing(False, run, free=15, numbers=0)
+    assert not cheap.worth_sharing(True, run._replace(warmup=0), free=15, numbers=0)
     slow = record._replace(seconds=20.0, compile_seconds=0.1)  # a slow run, a cached compile
-    assert cheap._replace(record=slow).worth_sharing(True, 500)
+    assert cheap._replace(record=slow).worth_sharing(True, run, free=15, numbers=0)
+    # label switching's 150 points: shared for 1000 draws, its own program for 4000
+    assert cheap.worth_sharing(True, run, free=14, numbers=150)
+    longer = run._replace(warmup=1000, draws=4000)
+    assert not cheap.worth_sharing(True, longer, free=14, numbers=150)
+    assert cheap.worth_sharing(True, longer, free=0, numbers=150)  # no free slot: no waste
+    for batch in (1, 2, 16):  # the same choice in every chain layout
+        assert not cheap.worth_sharing(True, longer._replace(batch=batch), free=14, numbers=150)
 
 
 def test_a_run_placed_by_the_pilot_draws_as_a_run_given_its_rungs():

@@ -191,21 +191,34 @@ def starting_betas(options: Any, auto_rungs: tuple[int, int] = (PILOT_RUNGS, PIL
                          ladder_betas(options.spacing, upper, options.beta_min, True))
 
 
+#: Free slots × a chain's scans × the data's numbers at which a run compiles a program of its own
+#: rungs instead of keeping the pilot's (:meth:`SharedPilot.worth_sharing`): a free slot moves
+#: as a rung does, about 0.1–0.3 µs a data number a scan (``mixture``: n = 150, 45 µs a
+#: rung-scan; n = 2000, 0.25 ms), and a program of the run's own compiles in 3.5–4.5 s; with 4
+#: chains the break-even is about 5 × 10⁶ per chain.
+FREE_SLOT_WORK = 5 * 10**6
+
+
 class SharedPilot(NamedTuple):
     """What :func:`shared_pilot` found: the placed line and its record."""
 
     placed: np.ndarray
     record: PilotRecord
 
-    def worth_sharing(self, fits: bool, warmup: int) -> bool:
+    def worth_sharing(self, fits: bool, layout: RunLayout, free: int, numbers: int) -> bool:
         """Whether the run should keep the pilot's programs: the placed rungs ``fits`` the
-        slots and the run warms up (its warmup starts the chains on the placed line). No
-        timing enters the choice, so a seed gives the same draws in every process: weighing
-        the free slots' measured seconds against the measured compile seconds made a second
-        run of label switching, its programs cached, choose the run's own programs and other
-        draws. A model whose evaluations are dear never gets here
+        slots, the run warms up (its warmup starts the chains on the placed line), and the
+        ``free`` slots' moves over a chain's scans on data of ``numbers`` numbers stay under
+        :data:`FREE_SLOT_WORK` (else a program of the run's own rungs, compiled once more,
+        costs less than they do). No timing enters the choice, and nothing of the chain
+        layout, so a seed gives the same draws in every process and layout: weighing the free
+        slots' measured seconds against the measured compile seconds made a second run of
+        label switching, its programs cached, choose the run's own programs and other draws.
+        A model whose evaluations are dear never gets here
         (:func:`~tempering.algorithms.pt.sampler.costly`)."""
-        return fits and warmup > 0
+        scans = layout.warmup + layout.draws * layout.thin
+        light = free * scans * max(numbers, 1) < FREE_SLOT_WORK
+        return fits and layout.warmup > 0 and light
 
 
 def shared_pilot(model: Model, algorithm: Algorithm, layout: RunLayout, *, seed: int,

@@ -174,7 +174,8 @@ class PTOptions(TemperingOptions):
                                                      "capacity": slots}))
         found = shared_pilot(model, pilot, layout, seed=self.pilot_seed, choose_rungs=True)
         start = [float(b) for b in found.placed]
-        keep = found.worth_sharing(fits(start, slots), layout.warmup)
+        keep = found.worth_sharing(fits(start, slots), layout, free=len(line) - len(start),
+                                   numbers=data_numbers(model))
         placed = self.model_copy(update={"rungs": len(start), "start_betas": start,
                                          "capacity": slots if keep else None})
         placed._programs = pilot if keep else None
