@@ -76,6 +76,14 @@ def interp(x: Array, xp: Array, fp: Array) -> Array:
     return jnp.where(x > xp[-1], fp[-1], f)
 
 
+def like(new: Any, old: Any) -> Any:
+    """``new`` in ``old``'s dtypes, leaf by leaf (leaves of ``old`` without a dtype keep
+    ``new``'s): the two branches of a ``lax.cond`` must agree, and a float32 parameter tuned
+    from float64 numbers must stay float32."""
+    return jax.tree.map(lambda a, b: jnp.asarray(a).astype(b.dtype) if hasattr(b, "dtype")
+                        else a, new, old)
+
+
 def array_module(*values: Any) -> Any:
     """``jax.numpy`` when any leaf of ``values`` is traced, else ``numpy``: a builder's arithmetic
     on numbers (a schedule, a kernel's per-rung rule) then compiles nothing — an eager ``jnp``

@@ -71,13 +71,18 @@ def chain_init(algorithm: Algorithm) -> Any:
     so a run traces a chain's start once where it traced it three or four times (the ledger's
     and the runner's state shapes, the program's start; each a vmap of it or inside one). On
     MINTEE, whose start reads every level's batch energy, each trace took 0.1–0.3 s."""
-    fn = algorithm.init
-    if fn not in _INITS:
-        _INITS[fn] = jax.jit(fn)
-        while len(_INITS) > SHARED_ALGORITHMS:
-            _INITS.popitem(last=False)
-    _INITS.move_to_end(fn)
-    return _INITS[fn]
+    return _kept(_INITS, algorithm.init, lambda: jax.jit(algorithm.init))
+
+
+def _kept(cache: OrderedDict, key: Any, make: Any) -> Any:
+    """``cache[key]``, made by ``make()`` when missing; the last :data:`SHARED_ALGORITHMS`
+    used are kept."""
+    if key not in cache:
+        cache[key] = make()
+        while len(cache) > SHARED_ALGORITHMS:
+            cache.popitem(last=False)
+    cache.move_to_end(key)
+    return cache[key]
 
 
 def chain_keys(model: Any, key: int | jax.Array, chains: int, given: Any = None
@@ -89,23 +94,20 @@ def chain_keys(model: Any, key: int | jax.Array, chains: int, given: Any = None
     chain count, so a pilot's chains and the run's (PT's ``rungs=auto``) start on one."""
     seed = int(key) if isinstance(key, int | np.integer) else None
     cache_key = (id(model), int(chains), seed is None, given is None)
-    found = _STARTS.get(cache_key)
-    if found is None or found[0] is not model:
+    if cache_key in _STARTS and _STARTS[cache_key][0] is not model:
+        del _STARTS[cache_key]  # the id of a model since collected
 
-        @jit_once
-        def start(key, given):
-            master = as_key(key) if seed is None else jax.random.key(key)
-            chain = jax.vmap(lambda c: jax.random.fold_in(master, c))(jnp.arange(chains))
-            init_keys, warm_keys, sample_keys = jnp.moveaxis(
-                jax.vmap(lambda k: jax.random.split(k, 3))(chain), 1, 0)
-            positions = jax.vmap(model.init_position)(init_keys) if given is None else given
-            return init_keys, warm_keys, sample_keys, positions
+    @jit_once
+    def start(key, given):
+        master = as_key(key) if seed is None else jax.random.key(key)
+        chain = jax.vmap(lambda c: jax.random.fold_in(master, c))(jnp.arange(chains))
+        init_keys, warm_keys, sample_keys = jnp.moveaxis(
+            jax.vmap(lambda k: jax.random.split(k, 3))(chain), 1, 0)
+        positions = jax.vmap(model.init_position)(init_keys) if given is None else given
+        return init_keys, warm_keys, sample_keys, positions
 
-        found = _STARTS[cache_key] = (model, start)
-        while len(_STARTS) > SHARED_ALGORITHMS:
-            _STARTS.popitem(last=False)
-    _STARTS.move_to_end(cache_key)
-    return found[1](np.int64(seed) if seed is not None else key, given)
+    _, kept = _kept(_STARTS, cache_key, lambda: (model, start))
+    return kept(np.int64(seed) if seed is not None else key, given)
 
 
 class Compiled:
@@ -156,13 +158,10 @@ class Compiled:
         algorithms are kept."""
         functions = _functions(algorithm)
         key = (*map(id, functions), int(thin), bool(compute_bound_warmup))
-        found = cls._shared.get(key)
-        if found is None or _functions(found.algorithm) != functions:
-            found = cls._shared[key] = cls(algorithm, thin, compute_bound_warmup)
+        if key in cls._shared and _functions(cls._shared[key].algorithm) != functions:
+            del cls._shared[key]  # ids of functions since collected
+        found = _kept(cls._shared, key, lambda: cls(algorithm, thin, compute_bound_warmup))
         found.algorithm = algorithm  # the caller's facts and trim; the functions are the same
-        cls._shared.move_to_end(key)
-        while len(cls._shared) > SHARED_ALGORITHMS:
-            cls._shared.popitem(last=False)
         return found
 
     def _executable(self, name: str, fn, args: tuple, static: int, batch: int):

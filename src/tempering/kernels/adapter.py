@@ -37,6 +37,8 @@ import jax.numpy as jnp
 import numpy as np
 from blackjax.adaptation.mass_matrix import mass_matrix_adaptation
 
+from tempering.numerics import like, select
+
 Params = dict[str, Any]
 
 
@@ -194,11 +196,11 @@ def window_adapter(target_accept: float) -> Adapter:
     def update(tuning: WindowTuning, stage: Stage, position, acceptance) -> WindowTuning:
         step = da_update(tuning.step, stage.count, target_accept - _finite(acceptance))
         counted = mm_update(tuning.variances, position)
-        variances = _pick(stage.slow, counted, tuning.variances)
+        variances = select(stage.slow, counted, tuning.variances)
         # a slow window's end: its variances become the inverse mass matrix, and dual
         # averaging restarts from the averaged step size
-        step = _pick(stage.window_end, da_start(da_final(step)), step)
-        variances = _pick(stage.window_end, mm_final(variances), variances)
+        step = select(stage.window_end, da_start(da_final(step)), step)
+        variances = select(stage.window_end, mm_final(variances), variances)
         return WindowTuning(step, variances)
 
     def final(tuning: WindowTuning, params: Params) -> Params:
@@ -215,21 +217,14 @@ def typed(adapter: Adapter) -> Adapter:
     between tuned and untuned parameters has branches of two types."""
 
     def update(tuning, stage, position, acceptance):
-        return _like(adapter.update(tuning, stage, position, acceptance), tuning)
+        return like(adapter.update(tuning, stage, position, acceptance), tuning)
 
     def in_force(tuning, params):
-        return _like(adapter.in_force(tuning, params), params)
+        return like(adapter.in_force(tuning, params), params)
 
     def final(tuning, params):
-        return _like(adapter.final(tuning, params), params)
+        return like(adapter.final(tuning, params), params)
 
     return Adapter(adapter.init, in_force, update, final)
 
 
-def _like(new: Any, old: Any) -> Any:
-    return jax.tree.map(lambda a, b: jnp.asarray(a).astype(b.dtype) if hasattr(b, "dtype")
-                        else a, new, old)
-
-
-def _pick(flag: Any, new: Any, old: Any) -> Any:
-    return jax.tree.map(lambda a, b: jnp.where(flag, a, b), new, old)

@@ -33,6 +33,7 @@ import jax.numpy as jnp
 
 from tempering.algorithms.base import Scans
 from tempering.algorithms.equi_energy.levels import Levels, flag_value, when
+from tempering.numerics import like
 
 WINDOW = 25  # pilot steps between step-size changes
 
@@ -120,7 +121,7 @@ def make_scans(ladder: Any, dual_averaging: Callable) -> Scans:
 
         def run():
             moved, tuned, cost = pilot(ladder, key, state, params)
-            return moved, _like(tuned, params), cost.astype(zero.dtype)
+            return moved, like(tuned, params), cost.astype(zero.dtype)
 
         state, params, cost = jax.lax.cond(warming, run, lambda: (state, params, zero))
         return state, params, jax.vmap(da_init)(jnp.ones(L)), cost
@@ -138,18 +139,13 @@ def make_scans(ladder: Any, dual_averaging: Callable) -> Scans:
                 moved.reshape((L,) + (1,) * (new.ndim - 1)), new, old), updated, da)
             final = scale_steps(params, jax.vmap(da_final)(new_da)) if cfg.adapt else params
             frozen = jax.lax.cond(t == cfg.start(0) + num_steps - 1,
-                                  lambda: _like(final, params), lambda: params)
+                                  lambda: like(final, params), lambda: params)
             return frozen, new_da
 
         params, da = jax.lax.cond(warming, adapt, lambda: (params, da))
         return state, params, da, info
 
     return Scans(begin, scan, startup=cfg.start(0))
-
-
-def _like(new: Any, old: Any) -> Any:
-    """``new`` in ``old``'s dtypes, leaf by leaf (the two branches of a ``cond``)."""
-    return jax.tree.map(lambda a, b: jnp.asarray(a, b.dtype), new, old)
 
 
 def pilot(ladder: Any, key: jax.Array, state: Any, params: dict) -> tuple[Any, dict, jax.Array]:
