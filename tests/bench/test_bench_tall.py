@@ -28,6 +28,7 @@ from cli_helpers import run_cli
 from tempering.bench.tall import spawn
 from tempering.bench.tall.laplace import Target, importance, log_density, mode
 from tempering.bench.tall.metrics import curve, error, time_to_reach
+from tempering.bench.tall.passes import rows_of
 from tempering.bench.tall.plan import (
     CONTENDERS,
     QUICK,
@@ -83,26 +84,60 @@ def logistic_data(n: int, dim: int, seed: int = 0) -> tuple[np.ndarray, np.ndarr
     return x, y
 
 
+def numpy_log_density(x, y, target, thetas):
+    """log π(θ) in plain NumPy, one draw block at a time: the passes' independent check."""
+    out = []
+    for lo in range(0, thetas.shape[0], 4096):
+        block = thetas[lo:lo + 4096]
+        like = -np.logaddexp(0.0, -y[:, None] * (x @ block.T)).sum(axis=0)
+        out.append(-0.5 * target.prior_weight * np.sum(block**2, axis=1) / target.prior_sd**2
+                   + target.beta * like)
+    return np.concatenate(out)
+
+
+def test_the_passes_over_the_data_give_numpys_sums_whatever_the_blocks(monkeypatch):
+    # 1000 rows in blocks of 128 (the last padded with 24 rows of weight 0), 50 draws in blocks
+    # of 7: the sums, the gradient and the Hessian equal plain NumPy's; padding rows that
+    # counted (weight 1) would move the log-likelihood by 24 log 2
+    from tempering.bench.tall import passes
+
+    monkeypatch.setattr(passes, "ROWS", 128)
+    monkeypatch.setattr(passes, "DRAWS", 7)
+    x, y = logistic_data(1000, 4)
+    rows = rows_of(x, y)
+    assert rows.x.shape == (8, 128, 4)
+    thetas = np.random.default_rng(5).standard_normal((50, 4))
+    target = Target(prior_sd=2.0, beta=0.5, prior_weight=0.7)
+    assert np.allclose(log_density(rows, target, thetas),
+                       numpy_log_density(x, y, target, thetas), rtol=1e-12, atol=1e-9)
+    theta = thetas[0]
+    s = 1.0 / (1.0 + np.exp(y * (x @ theta)))
+    grad, hess = passes.gradient_hessian(rows, theta)
+    assert np.allclose(grad, x.T @ (y * s), rtol=1e-12, atol=1e-9)
+    assert np.allclose(hess, (x.T * (s * (1 - s))) @ x, rtol=1e-12, atol=1e-9)
+
+
 def test_importance_sampling_reproduces_known_answers():
     x, y = logistic_data(400, 3)
+    rows = rows_of(x, y)
     prior = Target(prior_sd=5.0, beta=0.0)  # no likelihood: N(0, 25 I) exactly
-    centre, hessian = mode(x, y, prior)
-    found = importance(x, y, prior, centre, hessian, draws=512)
+    centre, hessian = mode(rows, prior)
+    found = importance(rows, prior, centre, hessian, draws=512)
     assert np.allclose(centre, 0.0) and np.allclose(found.mean, 0.0, atol=1e-12)
     assert np.allclose(found.sd, 5.0) and found.ess == pytest.approx(512)
     posterior = Target(prior_sd=5.0)
-    centre, hessian = mode(x, y, posterior)
+    centre, hessian = mode(rows, posterior)
     steps = np.concatenate([np.eye(3), -np.eye(3)]) * 1e-3  # the mode: every step goes down
-    assert np.all(log_density(x, y, posterior, centre + steps)
-                  < log_density(x, y, posterior, centre)[0])
-    found = importance(x, y, posterior, centre, hessian, draws=4096)
+    assert np.all(log_density(rows, posterior, centre + steps)
+                  < log_density(rows, posterior, centre)[0])
+    found = importance(rows, posterior, centre, hessian, draws=4096)
     assert found.ess > 0.8 * 4096 and found.error() < 0.05
     # an independent estimate: self-normalised importance sampling from a wider Gaussian
     rng = np.random.default_rng(9)
     wide = np.linalg.cholesky(4 * np.linalg.inv(hessian))
     thetas = centre + rng.standard_normal((200_000, 3)) @ wide.T
     z = np.linalg.solve(wide, (thetas - centre).T).T
-    log_w = log_density(x, y, posterior, thetas) + 0.5 * np.sum(z**2, axis=1)
+    log_w = numpy_log_density(x, y, posterior, thetas) + 0.5 * np.sum(z**2, axis=1)
     w = np.exp(log_w - log_w.max())
     w /= w.sum()
     mean = w @ thetas

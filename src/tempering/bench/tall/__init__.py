@@ -12,8 +12,9 @@ Map of the package (one concept per file):
   it loads (the library through ``run_chains``, NumPyro's NUTS and HMCECS);
 - :mod:`.spawn` — one child per contender with the persistent caches off, a failed run as a
   row;
-- :mod:`.laplace` and :mod:`.reference` — the reference (importance sampling from the Laplace
-  approximation, or a long float64 NUTS run), its own Monte-Carlo error, its cache;
+- :mod:`.laplace`, :mod:`.passes` and :mod:`.reference` — the reference (importance sampling
+  from the Laplace approximation, its passes over the data in JAX, or a long float64 NUTS
+  run), its own Monte-Carlo error, its cache;
 - :mod:`.metrics` — the error, error against time, seconds to reach 0.1 sd;
 - :mod:`.case` — one (n, d): the references and every contender's scored row;
 - :mod:`.report` — one markdown table per case, ratios against NumPyro NUTS; :mod:`.plots` — one

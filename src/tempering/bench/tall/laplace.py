@@ -1,5 +1,6 @@
-"""The reference's exact arithmetic, in float64 NumPy on the host: the target's log density, its
-mode and Hessian by Newton's method, and importance sampling from the Laplace approximation.
+"""The reference's exact arithmetic, in float64: the target's log density, its mode and Hessian
+by Newton's method, and importance sampling from the Laplace approximation (NumPy on the host;
+the passes over the data run in JAX on the default device, :mod:`.passes`).
 
 A target is the logistic regression's posterior, tempered or not (:class:`Target`):
 
@@ -17,7 +18,7 @@ and for each statistic g (θ_j, and (θ_j − θ̂_j)² for the variance) the *d
 whose first term is exact under q (θ̂_j; (H⁻¹)_jj): its Monte-Carlo error is that of
 (K w̃_k − 1) g(θ_k), small where π is close to q — the tall posteriors here, where the weights
 are near 1. Its standard error is the delta method's, sd_k[K w̃_k (g_k − Ê_π g) − (g_k − ḡ)]
-/ √K. The sum over data runs in blocks (:data:`ROWS` rows × :data:`DRAWS` draws at a time).
+/ √K.
 """
 
 from __future__ import annotations
@@ -27,8 +28,8 @@ from typing import Any
 
 import numpy as np
 
-ROWS = 32_768
-DRAWS = 256
+from tempering.bench.tall.passes import Rows, log_likelihood
+from tempering.bench.tall.passes import gradient_hessian as likelihood_gradient_hessian
 
 
 @dataclass(frozen=True)
@@ -48,58 +49,40 @@ class Target:
         return f"{prior}likelihood^(1/{1.0 / self.beta:.4g})"
 
 
-def log_sigmoid(z: np.ndarray) -> np.ndarray:
-    """log σ(z) = −log(1 + e^(−z)), stable."""
-    return -np.logaddexp(0.0, -z)
-
-
-def log_density(x: np.ndarray, y: np.ndarray, target: Target, thetas: np.ndarray) -> np.ndarray:
+def log_density(rows: Rows, target: Target, thetas: np.ndarray) -> np.ndarray:
     """log π(θ) up to its constant for each row of ``thetas`` (K, d): shape (K,)."""
     thetas = np.atleast_2d(thetas)
-    out = -0.5 * target.prior_weight * np.sum(thetas**2, axis=1) / target.prior_sd**2
-    for lo in range(0, thetas.shape[0], DRAWS):
-        block = thetas[lo:lo + DRAWS].T
-        total = np.zeros(block.shape[1])
-        for start in range(0, x.shape[0], ROWS):
-            rows = slice(start, start + ROWS)
-            total += log_sigmoid(y[rows, None] * (x[rows] @ block)).sum(axis=0)
-        out[lo:lo + DRAWS] += target.beta * total
-    return out
+    prior = -0.5 * target.prior_weight * np.sum(thetas**2, axis=1) / target.prior_sd**2
+    return prior + target.beta * log_likelihood(rows, thetas)
 
 
-def gradient_hessian(x: np.ndarray, y: np.ndarray, target: Target,
+def gradient_hessian(rows: Rows, target: Target,
                      theta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """∇ log π(θ) and −∇² log π(θ) (positive definite)."""
-    dim = x.shape[1]
-    grad = -target.prior_weight * theta / target.prior_sd**2
-    hess = np.eye(dim) * target.prior_weight / target.prior_sd**2
-    for start in range(0, x.shape[0], ROWS):
-        rows = slice(start, start + ROWS)
-        z = y[rows] * (x[rows] @ theta)
-        s = 1.0 / (1.0 + np.exp(z))  # σ(−z)
-        grad = grad + target.beta * (x[rows].T @ (y[rows] * s))
-        hess = hess + target.beta * (x[rows].T * (s * (1.0 - s))) @ x[rows]
-    return grad, hess
+    grad, hess = likelihood_gradient_hessian(rows, theta)
+    precision = target.prior_weight / target.prior_sd**2
+    return (-precision * theta + target.beta * grad,
+            precision * np.eye(theta.size) + target.beta * hess)
 
 
-def mode(x: np.ndarray, y: np.ndarray, target: Target,
+def mode(rows: Rows, target: Target,
          iterations: int = 100) -> tuple[np.ndarray, np.ndarray]:
     """The mode θ̂ and H = −∇² log π(θ̂), by Newton's method from 0 with step halving."""
-    theta = np.zeros(x.shape[1])
-    current = log_density(x, y, target, theta)[0]
+    theta = np.zeros(rows.x.shape[-1])
+    current = log_density(rows, target, theta)[0]
     for _ in range(iterations):
-        grad, hess = gradient_hessian(x, y, target, theta)
+        grad, hess = gradient_hessian(rows, target, theta)
         step = np.linalg.solve(hess, grad)
         for _ in range(60):
             proposal = theta + step
-            value = log_density(x, y, target, proposal)[0]
+            value = log_density(rows, target, proposal)[0]
             if value >= current - 1e-12 * abs(current):
                 break
             step = step / 2
         theta, current = proposal, value
         if np.max(np.abs(step)) <= 1e-10 * (1.0 + np.max(np.abs(theta))):
             break
-    return theta, gradient_hessian(x, y, target, theta)[1]
+    return theta, gradient_hessian(rows, target, theta)[1]
 
 
 @dataclass(frozen=True)
@@ -129,7 +112,7 @@ def _difference(exact: np.ndarray, values: np.ndarray,
     return estimate, terms.std(axis=0, ddof=1) / np.sqrt(k)
 
 
-def importance(x: np.ndarray, y: np.ndarray, target: Target, centre: np.ndarray,
+def importance(rows: Rows, target: Target, centre: np.ndarray,
                hessian: np.ndarray, draws: int, seed: int = 0) -> Estimate:
     """Means and sds of ``target`` by importance sampling from N(centre, hessian⁻¹) (module
     docstring)."""
@@ -137,7 +120,7 @@ def importance(x: np.ndarray, y: np.ndarray, target: Target, centre: np.ndarray,
     chol = np.linalg.cholesky(np.linalg.inv(hessian))
     z = rng.standard_normal((draws, centre.size))
     thetas = centre + z @ chol.T
-    log_w = log_density(x, y, target, thetas) + 0.5 * np.sum(z**2, axis=1)
+    log_w = log_density(rows, target, thetas) + 0.5 * np.sum(z**2, axis=1)
     weights = np.exp(log_w - log_w.max())
     weights /= weights.sum()
     variance_q = np.sum(chol**2, axis=1)
