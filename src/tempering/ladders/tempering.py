@@ -148,8 +148,8 @@ def adaptive_power_ladder(model: Model, betas: np.ndarray, reference: ReferenceK
 
 
 def adaptive_subset_ladder(model: Model, betas: np.ndarray, *,
-                           subsets: Literal["nested", "independent"] = "nested"
-                           ) -> TemperingLadder:
+                           subsets: Literal["nested", "independent"] = "nested",
+                           subsets_key: jax.Array | None = None) -> TemperingLadder:
     """Subset rungs whose sizes N_m = max(1, round(β_m N)) follow traced β's: a pilot's ladder.
 
     The view is ``(β, permutations)``. Rung m sums the per-datum terms of the first N_m points of
@@ -157,7 +157,7 @@ def adaptive_subset_ladder(model: Model, betas: np.ndarray, *,
     evaluates all N terms: shapes stay static while the β's move, which is what lets one
     compilation place an SPT schedule (:mod:`tempering.algorithms.pt.pilot`). The rungs' costs
     are the starting schedule's (N_m / N)^α; the sampler itself then runs on a
-    :func:`subset_tempering_ladder` with the placed β's.
+    :func:`subset_tempering_ladder` with the placed β's. ``subsets_key``: as there.
     """
     if model.log_lik_terms_fn is None:
         raise ValueError("the adaptive subset schedule needs a model with per-datum terms")
@@ -167,8 +167,8 @@ def adaptive_subset_ladder(model: Model, betas: np.ndarray, *,
     count = 1 if subsets == "nested" else len(start) - 1
 
     def draw_view(key):
-        perms = jnp.stack([jax.random.permutation(k, n) for k in jax.random.split(key, count)])
-        return (jnp.asarray(start), perms)
+        key = key if subsets_key is None else subsets_key
+        return (jnp.asarray(start), jnp.stack(subset_permutations(key, n, count)))
 
     def density_at(view, m):
         """Rung m ≥ 1: the first N_m points of its permutation under a mask; rung 0 (β = 1,
@@ -197,21 +197,31 @@ def subset_sizes(betas: np.ndarray, n: int) -> tuple[int, ...]:
     return tuple(max(1, int(round(float(b) * n))) for b in betas)
 
 
+def subset_permutations(key: jax.Array, n: int, count: int) -> list[jax.Array]:
+    """``count`` permutations of the N points: one for nested subsets (``count`` = 1, drawn
+    from ``key`` itself), else one per subset rung (from ``key``'s split)."""
+    if count == 1:
+        return [jax.random.permutation(key, n)]
+    return [jax.random.permutation(k, n) for k in jax.random.split(key, count)]
+
+
 def subset_tempering_ladder(model: Model, betas: np.ndarray, *,
                             subsets: Literal["nested", "independent"] = "nested",
-                            redraw: bool = False) -> TemperingLadder:
-    """Rungs on subsets of the data: nested or independent, fixed per chain or redrawn."""
+                            redraw: bool = False,
+                            subsets_key: jax.Array | None = None) -> TemperingLadder:
+    """Rungs on subsets of the data: nested or independent, fixed per chain or redrawn.
+
+    ``subsets_key``: when given (and not ``redraw``), the subsets come from it instead of the
+    chain's key, so every chain (and a pilot) runs on the same subsets."""
     n = model.n_data
     sizes = subset_sizes(betas, n)
     costs = tuple((size / n) ** model.alpha for size in sizes)
+    count = 1 if subsets == "nested" else len(sizes) - 1
+    fixed = None if redraw else subsets_key
 
     def draw_view(key):
-        if subsets == "nested":
-            perm = jax.random.permutation(key, n)
-            return tuple(perm[:size] for size in sizes[1:])
-        keys = jax.random.split(key, len(sizes) - 1)
-        return tuple(jax.random.permutation(k, n)[:size] for k, size in zip(keys, sizes[1:],
-                                                                             strict=True))
+        perms = subset_permutations(key if fixed is None else fixed, n, count)
+        return tuple(perms[0 if count == 1 else m][:size] for m, size in enumerate(sizes[1:]))
 
     def rungs(view):
         def rung(indices, cost, beta):
