@@ -209,7 +209,7 @@ def subset_tempering_ladder(model: Model, betas: np.ndarray, *,
                             subsets: Literal["nested", "independent"] = "nested",
                             redraw: bool = False,
                             subsets_key: jax.Array | None = None) -> TemperingLadder:
-    """Rungs on subsets of the data: nested or independent, fixed per chain or redrawn.
+    """Rungs on subsets of the data: nested or independent, fixed or redrawn every iteration.
 
     ``subsets_key``: when given (and not ``redraw``), the subsets come from it instead of the
     chain's key, so every chain (and a pilot) runs on the same subsets."""

@@ -2,7 +2,7 @@
 1).
 
 State: one inner-kernel state per rung (rung 0 the target), the index process (which replica sits
-on each rung), per-replica round-trip bookkeeping, and the subset view (fixed per chain for SPT).
+on each rung), per-replica round-trip bookkeeping, and the subset view (SPT's fixed subsets).
 
 One iteration: ``inner_steps`` inner updates on every rung, then swap proposals between adjacent
 rungs m−1 and m, accepted with (seed 000 Eq. 2, corrected indices per the seeds' errata)
@@ -79,7 +79,7 @@ class PTState(NamedTuple):
     last_end: jax.Array  # (R,) per replica id: AT_NOTHING, AT_BOTTOM, AT_TOP (last end visited)
     round_trips: jax.Array  # () completed bottom → top → bottom trips, all replicas
     iteration: jax.Array  # () iterations done (DEO parity)
-    view: tuple  # subset indices in force (fixed per chain), or the adaptive schedule's β's
+    view: tuple  # subset indices in force (SPT's fixed subsets), or the adaptive schedule's β's
 
 
 def update_round_trips(index, last_end, round_trips, window=None):
