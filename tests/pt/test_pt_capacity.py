@@ -19,7 +19,7 @@ import pytest
 from tempering.algorithms.programs import RunLayout
 from tempering.algorithms.pt.algorithm import parallel_tempering, swap_log_ratio
 from tempering.algorithms.pt.capacity import RungWindow, padded_line, trimmed
-from tempering.algorithms.pt.pilot import PilotRecord, SharedPilot
+from tempering.algorithms.pt.pilot import PilotRecord, SharedPilot, pilot_rounds, pilot_steps
 from tempering.algorithms.pt.rounds import Rounds
 from tempering.algorithms.pt.sampler import costly
 from tempering.algorithms.pt.stats import PT_STATS
@@ -176,3 +176,14 @@ def test_a_costly_models_pilot_keeps_a_program_of_its_own():
     (n = 150) and the data-free targets keep it."""
     assert costly(get_model("gp_regression")) and costly(get_model("mixture", n=10_000))
     assert not costly(get_model("gauss_mixture")) and not costly(get_model("mixture", n=150))
+
+
+def test_a_costly_models_pilot_fits_in_one_chains_warmup():
+    """The one-chain pilot runs as many rounds as fit in the run's warmup (8 rounds, 339 scans,
+    for 500 warmup steps; the full 10 rounds are 1363 scans, 20% of a tall run's seconds)."""
+    assert [pilot_rounds(10, True, w) for w in (100, 500, 2000, 10**6)] == [6, 8, 10, 10]
+    assert pilot_rounds(10, True, 1) == 2  # Λ̂ needs a round that sees every pair
+    model = get_model("mixture", n=2500, means=[-1.0, 1.0])
+    assert costly(model)
+    pilot = get_sampler("pt", model, layout=RunLayout(warmup=150)).facts["pilot"]
+    assert pilot["scans"] == pilot_steps(True, 6) <= 150

@@ -109,6 +109,13 @@ def pilot_steps(adapts: bool, rounds: int) -> int:
     return steps
 
 
+def pilot_rounds(rounds: int, adapts: bool, scans: int) -> int:
+    """The most rounds, at most ``rounds`` and at least 2 (Λ̂ needs a round that sees every
+    pair), whose pilot runs no more than ``scans`` scans (:func:`pilot_steps`)."""
+    fitting = [r for r in range(2, max(2, rounds) + 1) if pilot_steps(adapts, r) <= scans]
+    return max(fitting, default=2)
+
+
 def pilot_schedule(model: Model, adaptive: Algorithm, *, rounds: int, seed: int,
                    choose_rungs: bool, adapts: bool) -> tuple[np.ndarray, PilotRecord]:
     """The placed schedule and the pilot's record from the warmup of ``adaptive`` (PT on a

@@ -17,6 +17,7 @@ from tempering.algorithms.pt.algorithm import parallel_tempering
 from tempering.algorithms.pt.capacity import RungWindow, padded_line
 from tempering.algorithms.pt.pilot import (
     SLOTS,
+    pilot_rounds,
     pilot_schedule,
     shared_pilot,
     starting_betas,
@@ -161,13 +162,16 @@ class PTOptions(TemperingOptions):
         (``capacity`` set, the pilot's algorithm riding along) when the placed rungs fit its
         slots (:meth:`~tempering.algorithms.pt.pilot.SharedPilot.worth_sharing`). On a
         costly model (:func:`costly`) the pilot is one chain on ``PILOT_RUNGS`` rungs per leg
-        instead (:func:`~tempering.algorithms.pt.pilot.pilot_schedule`), and the run compiles
-        its own programs on its rungs alone."""
+        instead (:func:`~tempering.algorithms.pt.pilot.pilot_schedule`), of as many rounds as
+        fit in one chain's warmup (339 scans for the default 500, where the full 10 rounds are
+        1363: on tall label switching, n = 10⁴, the pilot was 20% of the run's seconds), and the
+        run compiles its own programs on its rungs alone."""
         if self.rungs != "auto":
             return self
-        if costly(model):  # a pilot of one chain, on rungs and a program of its own
-            return self.placed(model, build(model, self, pilot=True), choose_rungs=True)
         layout = layout or RunLayout()
+        if costly(model):  # a pilot of one chain, on rungs and a program of its own
+            return self.placed(model, build(model, self, pilot=True), choose_rungs=True,
+                               scans=layout.warmup)
         slots = list(SLOTS) if self.reference == "stabilized" else [SLOTS[1]]
         line = [float(b) for b in starting_betas(self, SLOTS)]
         pilot = build(model, self.model_copy(update={"rungs": len(line), "start_betas": line,
@@ -181,11 +185,15 @@ class PTOptions(TemperingOptions):
         placed._programs = pilot if keep else None
         return placed.carrying({**found.record.as_fact(), "shared_programs": keep})
 
-    def placed(self, model: Model, pilot: Algorithm, *, choose_rungs: bool) -> Self:
-        """These options with ``start_betas`` (and ``rungs``) placed by ``pilot``'s rounds; the
-        pilot's record rides along (``pilot_record``) for the sampler's facts."""
+    def placed(self, model: Model, pilot: Algorithm, *, choose_rungs: bool,
+               scans: int | None = None) -> Self:
+        """These options with ``start_betas`` (and ``rungs``) placed by ``pilot``'s rounds — at
+        most ``rounds``, and with ``scans``, only as many as fit that many scans (at least 2:
+        :func:`~tempering.algorithms.pt.pilot.pilot_rounds`); the pilot's record rides along
+        (``pilot_record``) for the sampler's facts."""
         adapts = self.bind_inner(model.dim)[1].warmup is not None
-        betas, record = pilot_schedule(model, pilot, rounds=self.rounds, seed=self.pilot_seed,
+        rounds = self.rounds if scans is None else pilot_rounds(self.rounds, adapts, scans)
+        betas, record = pilot_schedule(model, pilot, rounds=rounds, seed=self.pilot_seed,
                                        choose_rungs=choose_rungs, adapts=adapts)
         start = [float(b) for b in betas]
         placed = self.model_copy(update={"rungs": len(start), "start_betas": start})
@@ -237,7 +245,8 @@ def costly(model: Model) -> bool:
     """Whether each evaluation of ``model`` is dear — a Gaussian process's O(n³), or data of
     :data:`COSTLY_DATA` numbers or more — so that the shared pilot's chains and free slots
     (4 × 23 × 500 = 46 000 rung-scans at the defaults, against the one-chain pilot's
-    19 × 1363 = 25 900) would cost more than the compilation they save (2.8–3.3 s): the break-even
+    19 × 1363 = 25 900 when this was measured; 19 × 339 = 6 400 since it fits one chain's
+    warmup) would cost more than the compilation they save (2.8–3.3 s): the break-even
     is about 0.14 ms a rung-scan. Measured (2 cores): ``mixture`` with n = 10⁴ (2 parameters),
     1.1 ms a rung-scan, the shared pilot 51.5 s against 33.2 s; ``gp_regression`` (n = 100,
     float64), 165 s against 65 s; ``gauss_mixture`` (no data), 2 µs."""
