@@ -16,10 +16,12 @@ from tempering.bench import (
     pt_scale,
     startup,
     tall,
+    tall_mixture,
 )
 from tempering.registry import Registry, RunnableSpec
 
 BENCHMARKS: Registry[RunnableSpec] = Registry("benchmark", (gp_grad.SPEC, mint.SPEC, ee.SPEC,
                                                            ensemble.SPEC, pt.SPEC,
                                                            pt_scale.SPEC, multimodal.SPEC, io.SPEC,
-                                                           startup.SPEC, tall.SPEC))
+                                                           startup.SPEC, tall.SPEC,
+                                                           tall_mixture.SPEC))

@@ -270,7 +270,7 @@ def predict(
 def bench(
     name: Annotated[str, typer.Argument(
         help="Which benchmark: gp-grad, mint, ee, ensemble, pt, pt-scale, multimodal, io, "
-             "startup, tall.")],
+             "startup, tall, tall-mixture.")],
     n: Annotated[int | None, typer.Option(
         help="Data points (gp-grad: an n × n covariance, default 1024; mint: a synthetic "
              "stand-in instead of the bundled digits; ee: the mixture's, default 2000; "
@@ -287,24 +287,28 @@ def bench(
              "on every run's length, default 1).")
     ] = None,
     quick: Annotated[bool, typer.Option(
-        help="multimodal, io, startup, tall: tiny targets and runs (seconds each; what the "
-             "tests run).")]
+        help="multimodal, io, startup, tall, tall-mixture: tiny targets and runs (seconds "
+             "each; what the tests run).")]
     = False,
     out: Annotated[Path | None, typer.Option(
         help="multimodal: directory for the plots and multimodal.json (default "
              "multimodal-bench); startup: a JSON file of every row; tall: directory for the "
-             "plots and the cached references (default tall-bench).")] = None,
+             "plots and the cached references (default tall-bench); tall-mixture: directory "
+             "for the plots (default tall-mixture-bench).")] = None,
     only: Annotated[str | None, typer.Option(
         help="multimodal: comma-separated targets (gauss-mixture-10d, gauss-mixture-30d, "
              "mixture, spike-slab, eggbox, scaled-normal); startup: sampler names and those "
-             "targets; tall: contender labels (nuts, hmc, sgld, mint, 'numpyro nuts', …).")]
+             "targets; tall: contender labels (nuts, hmc, sgld, mint, 'numpyro nuts', …); "
+             "tall-mixture: contender labels (pt, spt, stt, mintee, 'numpyro nuts', smc).")]
     = None,
     rows: Annotated[str | None, typer.Option(
-        help="tall: comma-separated data sizes n (default 10000,100000,1000000).")] = None,
+        help="tall: comma-separated data sizes n (default 10000,100000,1000000); "
+             "tall-mixture: the mixture's data points n (default 10000,100000).")] = None,
     dims: Annotated[str | None, typer.Option(
         help="tall: comma-separated coefficient counts d (default 10,50).")] = None,
     json_out: Annotated[Path | None, typer.Option(
-        "--json", help="tall: a JSON file of every row, curve and reference.")] = None,
+        "--json", help="tall: a JSON file of every row, curve and reference; tall-mixture: "
+                       "a JSON file of every row and curve.")] = None,
 ) -> None:
     """Time a computation after compilation (gp-grad: GP value+gradient in Cholesky units;
     mint: data passes to 99% test accuracy, MINT vs full-batch MH; ee: data passes to visit all
@@ -320,7 +324,11 @@ def bench(
     process with no compilation cache, beside NumPyro's NUTS and BlackJAX's SMC; tall: logistic
     regression on 10⁴–10⁶ rows, the library's NUTS, HMC, SGLD, SGHMC and MINT beside NumPyro's
     NUTS and HMCECS, each a cold process — seconds to 0.1 posterior sd, final error, compile
-    apart, data passes, peak memory, one table and one PNG per size)."""
+    apart, data passes, peak memory, one table and one PNG per size; tall-mixture: label
+    switching on a 3-component mixture with 10⁴ and 10⁵ points, the library's PT, SPT, STT and
+    MINTEE beside BlackJAX's SMC and NumPyro's NUTS, each a cold process — seconds to an
+    ordering error of 0.05 with every ordering in every chain, final error, orderings per chain,
+    compile apart, data evaluations, peak memory, one table and one PNG per n)."""
     import inspect
 
     from tempering import compile_cache

@@ -19,7 +19,10 @@ What it measures, wall seconds on one clock from the script's first line:
 - ``device``: the platform and kind of the device JAX ran on; ``draws_dtype``: the dtype of the
   draws the contender returned.
 
-The draws go to ``request["draws_path"]`` (a ``.npy`` file, after the clock stops).
+The draws go to ``request["draws_path"]`` (a ``.npy`` file, after the clock stops); a runner that
+returns a weighted population (``weights``: SMC's particles, ``bench tall-mixture``) has its
+weights written to ``request["weights_path"]``. The runners come from :data:`RUNS`, or from the
+file ``request["runs"]`` names (another benchmark's runners, with the same contract).
 """
 
 from __future__ import annotations
@@ -97,10 +100,11 @@ class Clock:
         return result, wall, min(wall, self.compiling(lo, time.time()))
 
 
-def runners() -> ModuleType:
-    """The runners' module, loaded from its file (not through the package: see the module
-    docstring)."""
-    spec = importlib.util.spec_from_file_location("tempering_bench_tall_runs", RUNS)
+def runners(path: Path = RUNS) -> ModuleType:
+    """The runners' module, loaded from its file ``path`` (not through the package: see the
+    module docstring)."""
+    name = "tempering_bench_runs_" + path.parent.name
+    spec = importlib.util.spec_from_file_location(name, path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -133,10 +137,13 @@ def measure(request: dict[str, Any]) -> dict[str, Any]:
 
     clock = Clock()
     clock.listen()
-    found = runners().RUNNERS[request["kind"]](request, clock)
+    found = runners(Path(request.get("runs", RUNS))).RUNNERS[request["kind"]](request, clock)
     total = clock.now()
     draws = found.pop("draws")
     np.save(request["draws_path"], draws)
+    weights = found.pop("weights", None)
+    if weights is not None:
+        np.save(request["weights_path"], weights)
     phases = found.pop("phases")
     phases["other"] = max(0.0, total - sum(phases.values()))
     return {"phases": phases, "total": total, "draws_dtype": str(draws.dtype),
