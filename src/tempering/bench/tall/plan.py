@@ -23,8 +23,9 @@ child writes the draws).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 from tempering import SAMPLERS, UserInputError
 
@@ -158,17 +159,32 @@ def chosen_size(quick: bool, rows: str | None, dims: str | None) -> Size:
                    dims=parse_list(dims, size.dims, "--dims", 1))
 
 
-def chosen_contenders(only: str | None) -> list[Contender]:
-    """Every contender, or those named (comma-separated labels) in ``only``."""
+class Labelled(Protocol):
+    """A contender of any tall benchmark: what ``--only`` names."""
+
+    @property
+    def label(self) -> str: ...
+
+
+C = TypeVar("C", bound=Labelled)
+
+
+def chosen_among(only: str | None, contenders: Sequence[C]) -> list[C]:
+    """Every one of ``contenders``, or those named (comma-separated labels) in ``only``."""
     if only is None:
-        return list(CONTENDERS)
+        return list(contenders)
     wanted = [p.strip() for p in only.split(",") if p.strip()]
-    labels = [c.label for c in CONTENDERS]
+    labels = [c.label for c in contenders]
     unknown = [w for w in wanted if w not in labels]
     if unknown or not wanted:
         raise UserInputError(f"--only: unknown contender {', '.join(unknown) or repr(only)} "
                              f"(choose from {', '.join(labels)})")
-    return [c for c in CONTENDERS if c.label in wanted]
+    return [c for c in contenders if c.label in wanted]
+
+
+def chosen_contenders(only: str | None) -> list[Contender]:
+    """Every contender, or those named (comma-separated labels) in ``only``."""
+    return chosen_among(only, CONTENDERS)
 
 
 def request(contender: Contender, size: Size, n: int, dim: int) -> dict[str, Any]:

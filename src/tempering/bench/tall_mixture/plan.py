@@ -27,8 +27,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from tempering import UserInputError
-from tempering.bench.tall.plan import parse_list
+from tempering.bench.tall.plan import chosen_among, parse_list
 
 SEED = 0
 #: The mixture's components and its prior (``get_model("mixture", n=n, **MODEL_OPTIONS)``).
@@ -104,15 +103,7 @@ def chosen_size(quick: bool, rows: str | None) -> Size:
 
 def chosen_contenders(only: str | None) -> list[Contender]:
     """Every contender, or those named (comma-separated labels) in ``only``."""
-    if only is None:
-        return list(CONTENDERS)
-    wanted = [p.strip() for p in only.split(",") if p.strip()]
-    labels = [c.label for c in CONTENDERS]
-    unknown = [w for w in wanted if w not in labels]
-    if unknown or not wanted:
-        raise UserInputError(f"--only: unknown contender {', '.join(unknown) or repr(only)} "
-                             f"(choose from {', '.join(labels)})")
-    return [c for c in CONTENDERS if c.label in wanted]
+    return chosen_among(only, CONTENDERS)
 
 
 def request(contender: Contender, size: Size, n: int) -> dict[str, Any]:
