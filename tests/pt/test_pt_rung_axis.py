@@ -32,12 +32,13 @@ def test_compiled_step_does_not_grow_with_the_ladder(inner, swap):
     assert large < 1.05 * small, (small, large)
 
 
-def test_the_size_measure_sees_an_unrolled_ladder():
-    """The same measure on SPT, whose subset rungs are unrolled, grows with the ladder: the check
-    above can fail."""
+def test_the_size_measure_sees_a_growing_ladder():
+    """The same measure on SPT, whose subset rungs each keep a density of their own (a switch's
+    branches: 126 799 → 249 199 characters from 4 to 16 rungs; 134 391 → 315 691 when the
+    rungs' kernels were unrolled too), grows with the ladder: the check above can fail."""
     model = get_model("mvn_mean", n=32, dim=2)
-    unrolled = [_step_hlo_size(model, "spt", r, inner="rwm", swap="deo") for r in (4, 16)]
-    assert unrolled[1] > 2 * unrolled[0], unrolled
+    growing = [_step_hlo_size(model, "spt", r, inner="rwm", swap="deo") for r in (4, 16)]
+    assert growing[1] > 1.5 * growing[0], growing
 
 
 @pytest.mark.parametrize(("reference", "fewest"), [("prior", 4), ("stabilized", 6)])

@@ -9,9 +9,15 @@ function over that axis:
   kernel once over the density at a traced rung index and ``vmap``s it over the rungs, so the
   compiled program is the same size for 4 rungs or 64, and the rungs run as one batch (and, with
   the driver's ``vmap`` over chains, rungs × chains as one batch);
-- on a ladder without (subset rungs of static sizes N_m) it unrolls the rungs in Python and stacks
-  the results, so each rung's likelihood costs what it should (see
-  :mod:`tempering.ladders.tempering` for why).
+- on a ladder without (subset rungs of static sizes N_m, approximations) it runs the rungs one
+  after another in a ``lax.map`` whose body takes rung m's density from :func:`density_of` (a
+  ``lax.switch`` whose index is the map's counter, so one branch runs, also under the chains'
+  ``vmap``), so each rung's likelihood costs what it should (see
+  :mod:`tempering.ladders.tempering` for why) and the inner kernel compiles once, not once per
+  rung. Against the rungs unrolled in Python (the same draws, bit for bit), SPT on tall label
+  switching (n = 10⁴, 15 rungs, 4 chains × 2000 draws, 2 cores) compiled in 6.5–7.6 s instead
+  of 11.0–11.1 s and sampled in 5.7–6.1 s instead of 4.2–4.9 s (the map's 30 switches a scan
+  cost about 0.3 ms): a first run is 1–3 s sooner, a run past ~6000 draws a chain slower.
 
 :func:`density_of` gives one rung's density at a traced index (a ``lax.switch`` over the unrolled
 rungs when the ladder has no ``density_at``), for work that walks the ladder one rung at a time
@@ -29,7 +35,6 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 
-from tempering.algorithms.rungs import rung_slice, stack_rungs
 from tempering.ladders import TemperingLadder
 
 LogDensity = Callable[[jax.Array], jax.Array]
@@ -57,9 +62,8 @@ def over_rungs(ladder: TemperingLadder, view: tuple, fn: Callable[..., Any], *st
         density_at = ladder.density_at
         return jax.vmap(lambda m, *xs: fn(m, density_at(view, m), *xs))(
             jnp.arange(num), *stacked)
-    rungs = ladder.rungs(view)
-    return stack_rungs([fn(m, rungs[m].log_density, *rung_slice(stacked, m))
-                        for m in range(num)])
+    return jax.lax.map(lambda xs: fn(xs[0], density_of(ladder, view, xs[0]), *xs[1:]),
+                       (jnp.arange(num), *stacked))
 
 
 def density_of(ladder: TemperingLadder, view: tuple, m: jax.Array) -> LogDensity:

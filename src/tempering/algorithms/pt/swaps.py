@@ -33,7 +33,8 @@ from tempering.algorithms.pt.stats import (
     SWAP_PROB,
     SWAP_PROPOSED,
 )
-from tempering.algorithms.rung_axis import density_of, over_rungs, rung_costs, rung_slice
+from tempering.algorithms.rung_axis import density_of, over_rungs, rung_costs
+from tempering.algorithms.rungs import rung_slice
 from tempering.kernels.base import BoundKernel
 from tempering.ladders import TemperingLadder
 from tempering.numerics import metropolis
