@@ -15,11 +15,12 @@ Rungs as an array axis. A power ladder's rungs differ only in β, so it also giv
 inner kernel once over that density and ``vmap``s or ``scan``s it over the rung axis
 (:mod:`tempering.algorithms.rung_axis`), so the compiled program does not grow with the ladder.
 Subset rungs keep ``density_at = None``: their views have static sizes N_m (rung m's data view is a
-gather of N_m rows, and its likelihood costs what it should), so they stay unrolled, one kernel per
-rung. Masking every rung to N points would compile once but make every rung cost a full-data
-evaluation in wall time — for a GP likelihood (α = 3) the very cost subsampling exists to avoid —
-so the unrolled form is the better trade for the samplers; only the pilot, which must move N_m
-without recompiling, masks (:func:`adaptive_subset_ladder`).
+gather of N_m rows, and its likelihood costs what it should), so each rung keeps a density of
+its own, reached through a switch (:func:`tempering.algorithms.rung_axis.density_of`) while the
+inner kernel compiles once. Masking every rung to N points would compile once but make every rung
+cost a full-data evaluation in wall time — for a GP likelihood (α = 3) the very cost subsampling
+exists to avoid — so distinct densities are the better trade for the samplers; only the pilot,
+which must move N_m without recompiling, masks (:func:`adaptive_subset_ladder`).
 """
 
 from __future__ import annotations
@@ -66,7 +67,7 @@ class TemperingLadder(NamedTuple):
     rungs
         view ↦ tuple of :class:`~tempering.ladders.base.Rung`, rung 0 the target.
     density_at
-        ``None`` (rungs of different static shapes: unrolled), or (view, m) ↦ rung m's log
+        ``None`` (rungs of different static shapes: a switch over them), or (view, m) ↦ rung m's log
         density for a traced rung index m, one function for every rung (power ladders).
     target
         The target rung's index: 0, except on a stabilized variational line

@@ -64,8 +64,9 @@ class SPTOptions(PTOptions, SubsetOptions):
                                           "default: 4 points with the adaptive schedule, 0.125 "
                                           "with a fixed one")
 
-    inner: str = Field("rwm", description="any registered kernel (default rwm: subset rungs "
-                                          "are unrolled, and each HMC rung compiles a gradient)")
+    inner: str = Field("rwm", description="any registered kernel (default rwm: each subset "
+                                          "rung has a density of its own, and HMC compiles "
+                                          "each one's gradient)")
     shared_subsets: bool = Field(True, description="every chain and the pilot run on the same "
                                                    "subsets, drawn from pilot_seed, so the "
                                                    "pilot's schedule fits them; false: each "
