@@ -16,10 +16,22 @@ FLOOR = 1e-3  #: errors below this are drawn at it (a log axis has no 0)
 CEILING = 1e3  #: and above it (∞ for diverged chains) at it
 
 
+def log_axes(ax: Any, level: float) -> None:
+    """Log-log axes with plain tick labels and the ``level`` drawn: every tall benchmark's
+    error-against-seconds plot."""
+    from matplotlib.ticker import FuncFormatter
+
+    ax.axhline(level, color="grey", linewidth=0.8, linestyle=":")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    plain = FuncFormatter(lambda value, _: f"{value:g}")
+    ax.xaxis.set_major_formatter(plain)
+    ax.yaxis.set_major_formatter(plain)
+
+
 def plot_case(n: int, dim: int, rows: list[dict[str, Any]], device: str, out: Path) -> Path:
     """Write ``out/tall-n<n>-d<dim>.png`` and return its path."""
     from matplotlib.figure import Figure
-    from matplotlib.ticker import FuncFormatter
 
     figure = Figure(figsize=(9, 5.5), layout="constrained")
     ax = figure.subplots()
@@ -32,12 +44,7 @@ def plot_case(n: int, dim: int, rows: list[dict[str, Any]], device: str, out: Pa
         style = "--" if row["label"].startswith("numpyro") else "-"
         ax.plot(seconds, errors, style, color=f"C{i % 10}", label=row["label"])
         ax.plot(seconds[-1:], errors[-1:], "o", color=f"C{i % 10}")
-    ax.axhline(LEVEL, color="grey", linewidth=0.8, linestyle=":")
-    ax.set_xscale("log")
-    ax.set_yscale("log")
-    plain = FuncFormatter(lambda value, _: f"{value:g}")
-    ax.xaxis.set_major_formatter(plain)
-    ax.yaxis.set_major_formatter(plain)
+    log_axes(ax, LEVEL)
     ax.set_xlabel("seconds in a fresh process (start-up, compile, optimiser and warmup included)")
     ax.set_ylabel("largest error of a coefficient's mean or sd, in sds")
     ax.set_title(f"logistic regression, n = {n:,}, d = {dim}: error against time ({device})",

@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from tempering.bench.tall.plots import CEILING, FLOOR
+from tempering.bench.tall.plots import CEILING, FLOOR, log_axes
 from tempering.bench.tall_mixture.metrics import LEVEL
 
 
@@ -38,19 +38,13 @@ def _draw(ax: Any, row: dict[str, Any], colour: str) -> None:
 def plot_case(n: int, rows: list[dict[str, Any]], device: str, out: Path) -> Path:
     """Write ``out/tall-mixture-n<n>.png`` and return its path."""
     from matplotlib.figure import Figure
-    from matplotlib.ticker import FuncFormatter
 
     figure = Figure(figsize=(9, 5.5), layout="constrained")
     ax = figure.subplots()
     for i, row in enumerate(rows):
         if row.get("ok") and row.get("scored"):
             _draw(ax, row, f"C{i % 10}")
-    ax.axhline(LEVEL, color="grey", linewidth=0.8, linestyle=":")
-    ax.set_xscale("log")
-    ax.set_yscale("log")
-    plain = FuncFormatter(lambda value, _: f"{value:g}")
-    ax.xaxis.set_major_formatter(plain)
-    ax.yaxis.set_major_formatter(plain)
+    log_axes(ax, LEVEL)
     ax.set_xlabel("seconds in a fresh process (start-up, compile, pilot and warmup included)")
     ax.set_ylabel("largest |frequency of an ordering − 1/6|")
     ax.set_title(f"tall mixture, 3 components, n = {n:,}: ordering error against time "
