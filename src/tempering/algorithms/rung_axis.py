@@ -40,11 +40,6 @@ from tempering.ladders import TemperingLadder
 LogDensity = Callable[[jax.Array], jax.Array]
 
 
-def is_batched(ladder: TemperingLadder) -> bool:
-    """Whether the ladder's rungs run as one vmapped batch (it has ``density_at``)."""
-    return ladder.density_at is not None
-
-
 def over_rungs(ladder: TemperingLadder, view: tuple, fn: Callable[..., Any], *stacked: Any
                ) -> Any:
     """``fn(m, log_density_m, *x_m)`` for every rung m, stacked on a leading rung axis.
@@ -53,7 +48,7 @@ def over_rungs(ladder: TemperingLadder, view: tuple, fn: Callable[..., Any], *st
     ----------
     fn
         (rung index, rung m's log density, rung m's slice of each of ``stacked``) ↦ a pytree.
-        Under ``vmap`` the index is traced: use it to index arrays only.
+        The index is traced (under ``vmap`` or ``lax.map``): use it to index arrays only.
     stacked
         Pytrees with a leading rung axis (parameters, keys, states).
     """
@@ -68,7 +63,7 @@ def over_rungs(ladder: TemperingLadder, view: tuple, fn: Callable[..., Any], *st
 
 def density_of(ladder: TemperingLadder, view: tuple, m: jax.Array) -> LogDensity:
     """Rung m's log density for a traced m: ``density_at`` when the ladder has it, else a
-    ``lax.switch`` over its unrolled rungs."""
+    ``lax.switch`` over its rungs' own densities."""
     if ladder.density_at is not None:
         return ladder.density_at(view, m)
     branches = [r.log_density for r in ladder.rungs(view)]
