@@ -124,6 +124,55 @@ def run_steps(step: Callable[[Array, State], tuple[State, Any]], key: Array, sta
     return state, total
 
 
+#: Data of at least this many numbers make a run's warmup compute-bound: logistic regression on
+#: 10⁵ rows × 10 features (10⁶ numbers), NUTS, 4 chains, 200 warmup steps, 2 cores: the warmup
+#: compiled with XLA's older CPU emitters ran in 40-47 s, with its fusion emitters in 21-31 s, for
+#: 2-7 s more compilation; on small data the older emitters save seconds of compilation and the
+#: warmup takes a fraction of one (:func:`compiler_options`).
+TALL_DATA = 2**20
+
+
+def data_numbers(model: Any) -> int:
+    """How many numbers ``model``'s data hold."""
+    return sum(int(np.size(leaf)) for leaf in jax.tree.leaves(model.data))
+
+
+def tall_data(model: Any) -> bool:
+    """Whether ``model``'s data hold at least :data:`TALL_DATA` numbers."""
+    return data_numbers(model) >= TALL_DATA
+
+
+#: A brief run (:func:`brief_run`): at most this many chains, and chains × scans × max(the
+#: data's numbers, :data:`BRIEF_NUMBERS`) under :data:`BRIEF_WORK`.
+BRIEF_CHAINS = 4
+BRIEF_WORK = 10**6
+#: A model's per-scan work counts as at least this many data numbers (a data-free density).
+BRIEF_NUMBERS = 64
+
+
+def brief_run(model: Any, chains: int, scans: int) -> bool:
+    """Whether a run's sampling is so brief that its one program (an algorithm with scans,
+    :class:`~tempering.algorithms.programs.Compiled`) is compiled as a program that runs once —
+    XLA's older CPU emitters (:func:`compiler_options`) — rather than for throughput: no
+    Gaussian process, at most :data:`BRIEF_CHAINS` chains, and ``chains`` × ``scans`` × max(the
+    data's numbers, :data:`BRIEF_NUMBERS`) under :data:`BRIEF_WORK`. A count of the whole run's
+    chains and scans, nothing of the chain layout or the rungs, so a seed gives the same draws
+    in every layout and whether a pilot ran or its rungs were given; a brief run and a longer
+    or wider one of the same seed are compiled differently, so on CPU their shared chains and
+    draws may differ in the last bits (the test suite, at XLA's level 0, compiles them alike).
+
+    Measured (2 cores, 2026-11-28): default PT on ``gauss_mixture`` (4 chains, 31 slots) compiled
+    its program in 2.3–2.4 s instead of 3.3–3.6 s and sampled 8000 draws a chain at 9 700–9 900
+    draws/s against 9 700–10 400; with 16 chains × 16 rungs 2.3 s against 3.1 s, but sampling
+    9% slower (20 300–20 900 against 21 800–23 600 draws/s), and `bench pt-scale` at 16 and 64
+    chains 13–33% slower on most cells with RWM, hence the chain bound. A default run
+    (4 × 1500 scans × 64 = 384 000) is brief; 4 chains × 4000 draws on label switching's 150
+    points (4 × 5000 × 150 = 3·10⁶) is not."""
+    if getattr(model, "gp", None) is not None or chains > BRIEF_CHAINS:
+        return False
+    return chains * scans * max(data_numbers(model), BRIEF_NUMBERS) < BRIEF_WORK
+
+
 def compiler_options(sampling: bool = True) -> dict[str, Any]:
     """XLA options for the package's ahead-of-time compilations (the driver's warmup and chunk
     functions, the pilots): on CPU, LLVM's optimisation level 1 instead of XLA's default 2, and
@@ -140,7 +189,7 @@ def compiler_options(sampling: bool = True) -> dict[str, Any]:
     even; NUTS on ``gp_regression`` 3 000 against 3 460), so the chunk keeps the fusion
     emitters. Compilation is most of a short run's wall time, so the trade pays for every
     sampler on small data; on tall data the warmup is compute-bound and the driver compiles it
-    like a chunk (:func:`tempering.algorithms.programs.tall_data`). GPUs keep XLA's defaults, and so
+    like a chunk (:func:`tall_data`). GPUs keep XLA's defaults, and so
     does a process whose ``XLA_FLAGS`` name the level itself (the test suite sets 0).
     """
     if "xla_backend_optimization_level" in os.environ.get("XLA_FLAGS", ""):

@@ -144,8 +144,32 @@ def test_numerical_trouble_is_a_rejection_not_a_crash():
 
 def test_tall_data_compile_the_warmup_like_a_chunk():
     """A model with 10⁶ numbers of data warms up with XLA's fusion emitters (compute-bound);
-    small data keep the faster-compiling older ones (tempering.algorithms.programs.tall_data)."""
-    from tempering.algorithms.programs import tall_data
+    small data keep the faster-compiling older ones (tempering.numerics.tall_data)."""
+    from tempering.numerics import tall_data
 
     tall = get_model("logistic", n=100_000, dim=10, test_fraction=0.0)
     assert tall_data(tall) and not tall_data(get_model("mvn_mean"))
+
+
+def test_a_brief_run_compiles_its_one_program_to_run_once():
+    """A default run on a cheap model is brief (its one program compiled with XLA's older
+    emitters: a second less to compile); many chains, a long run, large data or a GP are not
+    (tempering.algorithms.programs.brief_run). The choice counts the run's chains, never its
+    batch, so every chain layout compiles alike."""
+    from tempering.algorithms.programs import Compiled, RunLayout
+    from tempering.numerics import brief_run
+
+    cheap, gp = get_model("gauss_mixture"), get_model("gp_regression")
+    assert brief_run(cheap, 4, 1500) and RunLayout().brief(cheap)
+    assert not brief_run(cheap, 16, 1500)  # a wide program samples 9-30% faster when fused
+    assert not brief_run(cheap, 4, 10**5)
+    assert not brief_run(get_model("mixture", n=150), 4, 5000)
+    assert not brief_run(gp, 1, 10)
+    for batch in (1, 2, 4):
+        assert RunLayout(batch=batch, chains=4).brief(cheap)
+    algorithm = get_sampler("hmc", cheap)
+    run_chains(cheap, algorithm, key=0, chains=2, draws=10, warmup=10, progress=False)
+    assert Compiled.shared(algorithm, 1, False, True).compile_seconds > 0  # the run's, kept
+    run_chains(cheap, algorithm, key=0, chains=8, draws=10, warmup=10, progress=False,
+               chain_method="sequential")
+    assert Compiled.shared(algorithm, 1, False, False).compile_seconds > 0

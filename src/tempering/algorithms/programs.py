@@ -15,24 +15,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from tempering.algorithms.base import Algorithm, begin_key
-from tempering.numerics import compile_lowered, jit_once, traced_once
-
-#: Data of at least this many numbers make a run's warmup compute-bound: logistic regression on
-#: 10⁵ rows × 10 features (10⁶ numbers), NUTS, 4 chains, 200 warmup steps, 2 cores: the warmup
-#: compiled with XLA's older CPU emitters ran in 40-47 s, with its fusion emitters in 21-31 s, for
-#: 2-7 s more compilation; on small data the older emitters save seconds of compilation and the
-#: warmup takes a fraction of one (:func:`tempering.numerics.compiler_options`).
-TALL_DATA = 2**20
-
-
-def data_numbers(model: Any) -> int:
-    """How many numbers ``model``'s data hold."""
-    return sum(int(np.size(leaf)) for leaf in jax.tree.leaves(model.data))
-
-
-def tall_data(model: Any) -> bool:
-    """Whether ``model``'s data hold at least :data:`TALL_DATA` numbers."""
-    return data_numbers(model) >= TALL_DATA
+from tempering.numerics import brief_run, compile_lowered, jit_once, traced_once
 
 
 class RunLayout(NamedTuple):
@@ -46,6 +29,12 @@ class RunLayout(NamedTuple):
     draws: int = 1000
     thin: int = 1
     chunk: int = 50
+    #: the run's chains, in every batch together (:func:`~tempering.numerics.brief_run` counts them)
+    chains: int = 4
+
+    def brief(self, model: Any) -> bool:
+        """Whether the run is brief (:func:`~tempering.numerics.brief_run`)."""
+        return brief_run(model, self.chains, self.warmup + self.draws * self.thin)
 
 
 #: Algorithms whose compiled programs a process keeps for a later run (:meth:`Compiled.shared`).
@@ -120,11 +109,14 @@ class Compiled:
     zero), so a last, shorter chunk needs no second compilation.
     """
 
-    def __init__(self, algorithm: Algorithm, thin: int, compute_bound_warmup: bool = False):
+    def __init__(self, algorithm: Algorithm, thin: int, compute_bound_warmup: bool = False,
+                 brief: bool = False):
         self.algorithm = algorithm
         self.thin = thin
-        #: compile the warmup as a chunk (XLA's fusion emitters; :func:`tall_data`)
+        #: compile the warmup as a chunk (XLA's fusion emitters; ``numerics.tall_data``)
         self.warm_like_chunk = compute_bound_warmup
+        #: compile the one program as a program that runs once (``numerics.brief_run``)
+        self.brief = brief
         self._init_chain = chain_init(algorithm)
         self.init = jit_once(jax.vmap(self._init_chain))
         self._warmup = jax.jit(jax.vmap(self._start_and_warm, in_axes=(0, 0, 0, 0, None)),
@@ -149,18 +141,19 @@ class Compiled:
     _shared: OrderedDict[tuple, Compiled] = OrderedDict()
 
     @classmethod
-    def shared(cls, algorithm: Algorithm, thin: int, compute_bound_warmup: bool = False
-               ) -> Compiled:
+    def shared(cls, algorithm: Algorithm, thin: int, compute_bound_warmup: bool = False,
+               brief: bool = False) -> Compiled:
         """The process's :class:`Compiled` for ``algorithm``'s functions (the same ``init``,
         ``warmup``, ``step``, ``scans`` and ``position``; its parameters may differ, as they are
         arguments of the programs): a pilot that ran the run's own programs (PT's
         ``rungs=auto``) hands them to the run this way. The last :data:`SHARED_ALGORITHMS`
         algorithms are kept."""
         functions = _functions(algorithm)
-        key = (*map(id, functions), int(thin), bool(compute_bound_warmup))
+        key = (*map(id, functions), int(thin), bool(compute_bound_warmup), bool(brief))
         if key in cls._shared and _functions(cls._shared[key].algorithm) != functions:
             del cls._shared[key]  # ids of functions since collected
-        found = _kept(cls._shared, key, lambda: cls(algorithm, thin, compute_bound_warmup))
+        found = _kept(cls._shared, key,
+                      lambda: cls(algorithm, thin, compute_bound_warmup, brief))
         found.algorithm = algorithm  # the caller's facts and trim; the functions are the same
         return found
 
@@ -308,7 +301,7 @@ class Compiled:
                 np.bool_(True))
         t0 = time.perf_counter()
         self._executables[("program", warmup, length, batch)] = compile_lowered(
-            self._program_jit.lower(*args, length, warmup), sampling=True)
+            self._program_jit.lower(*args, length, warmup), sampling=not self.brief)
         self._warmup_of[batch] = warmup
         self.compile_seconds += time.perf_counter() - t0
 

@@ -25,11 +25,12 @@ import jax
 import numpy as np
 
 from tempering.algorithms.base import Algorithm
-from tempering.algorithms.programs import Compiled, RunLayout, chain_init, chain_keys, tall_data
+from tempering.algorithms.programs import Compiled, RunLayout, chain_init, chain_keys
 from tempering.errors import UserInputError
 from tempering.models import MODELS
 from tempering.models.base import Model
 from tempering.models.user_file import is_file_model
+from tempering.numerics import brief_run, tall_data
 from tempering.precision import in_model_precision
 from tempering.run.checkpoint import Ledger, empty_like, take_rows, to_device
 from tempering.run.progress import RunProgress, done_line, run_progress
@@ -140,7 +141,8 @@ def run_layout(model: Model, *, chains: int = 4, warmup: int = 500, draws: int =
     batch = int(chains) if str(chain_method) == ChainMethod.VMAP else 1
     item = 8 if model.precision == "float64" else 4
     return RunLayout(batch=batch, warmup=int(warmup), draws=int(draws), thin=int(thin),
-                     chunk=chunk_length(int(draws), chunk_size, batch * model.dim * item, every))
+                     chunk=chunk_length(int(draws), chunk_size, batch * model.dim * item, every),
+                     chains=int(chains))
 
 
 #: Bytes of positions a chunk holds at most (of the chains run together): a long run's chunks
@@ -226,7 +228,9 @@ def run_chains(model: Model, algorithm: Algorithm, *, key: int | jax.Array, draw
         shown = _run_batches(algorithm, keys, ledger, sink, checkpointing, batches,
                              progress=progress,
                              warmup=int(warmup), draws=draws, chunk=chunk, thin=int(thin),
-                             on_progress=on_progress, tall=tall_data(model))
+                             on_progress=on_progress, compiled=Compiled.shared(
+                                 algorithm, int(thin), tall_data(model),
+                                 brief_run(model, chains, int(warmup) + draws * int(thin))))
         sink.commit(ledger)
     finally:
         sink.close()
@@ -263,15 +267,15 @@ def _position_bytes(algorithm: Algorithm, ledger: Ledger) -> int:
 def _run_batches(algorithm: Algorithm, keys: Keys, ledger: Ledger, sink: Sink,
                  checkpointing: Checkpointing | None, batches: list[np.ndarray], *,
                  progress: bool, warmup: int, draws: int, chunk: int, thin: int,
-                 on_progress: Callable[[str, int], Any] | None, tall: bool) -> RunProgress:
-    """Warm up and sample the chains of ``batches``, one batch after another, with the bar on
-    while they run (``tall``: the model's data make the warmup compute-bound,
-    :func:`~tempering.algorithms.programs.tall_data`)."""
+                 on_progress: Callable[[str, int], Any] | None, compiled: Compiled
+                 ) -> RunProgress:
+    """Warm up and sample the chains of ``batches``, one batch after another, on ``compiled``'s
+    programs, with the bar on while they run."""
     ids = np.concatenate(batches)
     with run_progress(progress, algorithm.headline, warmup * len(ids), draws * len(ids)) as shown:
         shown.resumed(warmup * int(ledger.warmed[ids].sum()), int(ledger.done[ids].sum()))
-        runner = Runner(Compiled.shared(algorithm, thin, tall), keys, ledger, shown, checkpointing,
-                        sink, warmup, draws, chunk, on_progress)
+        runner = Runner(compiled, keys, ledger, shown, checkpointing, sink, warmup, draws, chunk,
+                        on_progress)
         for rows in batches:
             runner.run(rows)
         shown.finished(runner.tally.text())

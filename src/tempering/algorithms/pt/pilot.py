@@ -38,14 +38,14 @@ import jax
 import numpy as np
 
 from tempering.algorithms.base import Algorithm
-from tempering.algorithms.programs import Compiled, RunLayout, chain_keys, tall_data
+from tempering.algorithms.programs import Compiled, RunLayout, chain_keys
 from tempering.algorithms.pt.rounds import Rounds, rounds_in
 from tempering.algorithms.pt.warmup import tuning_steps
 from tempering.errors import UserInputError
 from tempering.ladders import equal_barrier_betas, ladder_betas
 from tempering.ladders.reference import line_schedule, target_index
 from tempering.models.base import Model
-from tempering.numerics import compile_lowered
+from tempering.numerics import compile_lowered, tall_data
 
 #: Rungs of SPT's pilot that chooses the number of rungs (Pigeons.jl's default is 10 chains).
 PILOT_RUNGS = 10
@@ -235,7 +235,7 @@ def shared_pilot(model: Model, algorithm: Algorithm, layout: RunLayout, *, seed:
     (:meth:`~tempering.algorithms.programs.Compiled.shared`: compiled here, warmup and chunk
     together, and reused by the run). Per leg, ⌈2Λ̄⌉ + 1 rungs (Λ̄ the chains' mean Λ̂ of their
     last measured round), each chain's equal-barrier placement averaged over the chains."""
-    compiled = Compiled.shared(algorithm, layout.thin, tall_data(model))
+    compiled = Compiled.shared(algorithm, layout.thin, tall_data(model), layout.brief(model))
     batch = int(layout.batch)
     start, warm_keys, sample_keys = pilot_keys(model, seed, batch)
     params = jax.device_put(jax.tree.map(

@@ -12,7 +12,7 @@ from pydantic import Field, NonNegativeInt, PrivateAttr, model_validator
 from tempering.algorithms.base import Algorithm
 from tempering.algorithms.cost_model import pt_predicted_cost
 from tempering.algorithms.options import TemperingOptions
-from tempering.algorithms.programs import RunLayout, data_numbers
+from tempering.algorithms.programs import RunLayout
 from tempering.algorithms.pt.algorithm import parallel_tempering
 from tempering.algorithms.pt.capacity import RungWindow, padded_line
 from tempering.algorithms.pt.pilot import (
@@ -30,6 +30,7 @@ from tempering.algorithms.spec import SamplerSpec
 from tempering.ladders import TemperingLadder, adaptive_power_ladder, power_tempering_ladder
 from tempering.ladders.reference import ReferenceKind, path_beta
 from tempering.models.base import Model
+from tempering.numerics import data_numbers
 
 
 class PTOptions(TemperingOptions):
