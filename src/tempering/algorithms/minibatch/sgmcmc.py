@@ -27,7 +27,7 @@ at θ̂ and makes the warmup's steps. Without control variates and with a given 
 no optimiser: the warmup's steps, then λ_max at their last draw. Without warmup the estimator is
 the plain one (no centre yet) and the step is the options' or a small fallback.
 
-Preconditioning (``precondition``; by default on when the step is chosen and d ≤ 32, where the
+Preconditioning (``precondition``; by default on when the step is chosen and d ≤ 64, where the
 Hessian is computed densely): the chain moves φ with θ = θ₀ + B φ, B Bᵀ = H⁻¹ (B = C⁻ᵀ, H = C Cᵀ),
 BlackJAX's integrator given ∇_φ = Bᵀ ĝ — SGLD becomes θ′ = θ + h B Bᵀ ĝ + √(2Th) B z and SGHMC's
 momentum has mass matrix H. Near the mode every direction then has curvature ≈ 1 (λ_max of

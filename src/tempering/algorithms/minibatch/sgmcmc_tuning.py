@@ -38,8 +38,11 @@ Array = jax.Array
 MODE_MAX_ITERATIONS = 200
 #: Stop when ‖∇f‖_∞ ≤ this × (1 + |f|).
 MODE_GRADIENT_TOLERANCE = 1e-6
-#: Dimension up to which λ_max comes from the dense Hessian.
-DENSE_HESSIAN_MAX = 32
+#: Dimension up to which λ_max comes from the dense Hessian (2d passes over the data, against
+#: the power iteration's 60), so that the default preconditions: SGLD-CV at its defaults on
+#: ``logistic`` n = 10⁵, d = 50 (4 × 1000 draws, seeds 0 and 1) ended 0.233 and 0.152 sd off
+#: unpreconditioned, 0.147 and 0.132 preconditioned (2026-11-28; at 32, the former bound).
+DENSE_HESSIAN_MAX = 64
 #: Power-iteration steps above it.
 POWER_ITERATIONS = 30
 
