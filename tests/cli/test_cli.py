@@ -469,3 +469,36 @@ def test_no_help_text_loses_text_to_rich_markup():
         texts += [command.help or ""] + [getattr(p, "help", None) or "" for p in command.params]
     for text in texts:
         assert Text.from_markup(text).plain == text.replace("\\[", "["), text
+
+
+@pytest.mark.parametrize("args, code, stream, text", [
+    (["samplers"], 0, "stdout", "The samplers"),
+    (["sample", "--model", "nope", "--sampler", "pt", "--out", "x.nc"], 2, "stderr",
+     "tempering: error: unknown model 'nope'"),
+])
+def test_the_console_script_ends_at_once_with_its_output_and_code(tmp_path, args, code, stream,
+                                                                 text):
+    """``entry`` (the ``tempering`` script) skips Python's teardown with ``os._exit``: what the
+    command printed still arrives whole through a pipe, and the exit code is the command's."""
+    import subprocess
+    import sys
+
+    script = ("import sys; from tempering.cli.main import entry; "
+              f"sys.argv = {['tempering', *args]!r}; entry()")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          cwd=tmp_path, timeout=120, check=False)
+    assert done.returncode == code
+    assert text in getattr(done, stream)
+    if stream == "stdout":  # the last sampler's options, printed last, arrived
+        assert done.stdout.rstrip().endswith(main_output_tail())
+
+
+def main_output_tail() -> str:
+    """The last line ``tempering samplers`` prints, in-process."""
+    import contextlib
+    import io
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), pytest.raises(SystemExit):
+        main(["samplers"])
+    return out.getvalue().rstrip().splitlines()[-1].strip()
