@@ -106,27 +106,36 @@ def test_to_level_waits_for_every_ordering_in_every_chain_and_for_the_error():
     assert time_to_reach(seconds, errors, complete, level=0.01) is None
 
 
+def test_spt_runs_four_times_the_draws():
+    """spt's draws cost a few per cent of pt's: it runs 4 × the size's draws, the rest 1 ×."""
+    from tempering.bench.tall_mixture.plan import CONTENDERS, FULL, request
+
+    draws = {c.label: request(c, FULL, 10_000)["draws"] for c in CONTENDERS}
+    assert draws["spt"] == 4 * FULL.draws and draws["pt"] == draws["stt"] == FULL.draws
+
+
 def test_the_table_has_its_columns_and_ratios_against_smc():
     phases = {"startup": 1.0, "compile": 2.0, "pilot": 0.5, "warmup": 0.5, "sampling": 1.5,
               "other": 0.5}
-    smc = {"label": "smc", "ok": True, "n": 1000, "phases": phases, "total": 6.0,
+    smc = {"label": "smc", "kind": "smc", "ok": True, "n": 1000, "phases": phases, "total": 6.0,
            "draws_dtype": "float32", "passes": 2.0e4, "peak_rss_bytes": 500 * 2**20,
            "scored": {"error": 0.01, "to_level": 6.0, "visited": [6]}}
-    spt = {**smc, "label": "spt", "total": 12.0, "passes": 300.0,
+    spt = {**smc, "label": "spt", "kind": "library", "draws": 16000, "total": 12.0,
+           "passes": 300.0,
            "scored": {"error": 0.02, "to_level": 3.0, "visited": [6, 6, 6, 6]}}
-    pt = {**smc, "label": "pt", "scored": {"error": 0.3, "to_level": None,
-                                            "visited": [6, 2, 6, 6]}}
+    pt = {**smc, "label": "pt", "kind": "library", "draws": 4000,
+          "scored": {"error": 0.3, "to_level": None, "visited": [6, 2, 6, 6]}}
     failed = {"label": "stt", "ok": False, "error": "RuntimeError: boom"}
     lines = table([spt, pt, failed, smc])
     assert lines[0] == "| " + " | ".join(HEADER) + " |"
-    assert HEADER[:6] == ["contender", "dtype", "to 0.05, s", "×smc", "final error",
-                          "orderings per chain"]
+    assert HEADER[:7] == ["contender", "dtype", "draws a chain", "to 0.05, s", "×smc",
+                          "final error", "orderings per chain"]
     assert HEADER[-3:] == ["total, s", "data evaluations", "peak RSS, MB"]
-    assert lines[2] == ("| spt | float32 | 3.00 | 0.50× | 0.020 | 6,6,6,6 | 1.00 | 2.00 | 0.50 |"
-                        " 0.50 | 1.50 | 0.50 | 12.0 | 300,000 | 500 |")
-    assert "| pt | float32 | not reached | – | 0.300 | 6,2,6,6 |" in lines[3]
+    assert lines[2] == ("| spt | float32 | 16,000 | 3.00 | 0.50× | 0.020 | 6,6,6,6 | 1.00 | 2.00 "
+                        "| 0.50 | 0.50 | 1.50 | 0.50 | 12.0 | 300,000 | 500 |")
+    assert "| pt | float32 | 4,000 | not reached | – | 0.300 | 6,2,6,6 |" in lines[3]
     assert lines[4].startswith("| stt | failed |")
-    assert "| smc | float32 | 6.00 | 1.00× | 0.010 | 6 |" in lines[5]
+    assert "| smc | float32 | – | 6.00 | 1.00× | 0.010 | 6 |" in lines[5]
     assert "| 2.00e+07 |" in lines[5]
     assert all(line.count("|") == lines[0].count("|") for line in lines[2:6])
     assert lines[7:] == ["  stt: failed: RuntimeError: boom"]

@@ -14,14 +14,15 @@ from tempering.bench.tall_mixture.plan import BASELINE
 #: (key, header): the phases, disjoint seconds of the child's clock.
 PHASES = (("startup", "start-up"), ("compile", "compile"), ("pilot", "pilot"),
           ("warmup", "warmup"), ("sampling", "sampling"), ("other", "other"))
-HEADER = (["contender", "dtype", f"to {LEVEL:g}, s", f"×{BASELINE}", "final error",
-           "orderings per chain"] + [h for _, h in PHASES]
+HEADER = (["contender", "dtype", "draws a chain", f"to {LEVEL:g}, s", f"×{BASELINE}",
+           "final error", "orderings per chain"] + [h for _, h in PHASES]
           + ["total, s", "data evaluations", "peak RSS, MB"])
 LEGEND = (
     "Each contender a fresh process, cold (persistent compilation caches off).  Target: the "
     "library's mixture, 3 components at −3, 0, 3 (σ = 1, prior N(0, 3²) per mean), n points; "
     f"its {ORDERINGS} label orderings hold 1/{ORDERINGS} of the posterior each.  dtype: the "
-    f"draws' as the contender returned them.  to {LEVEL:g}: seconds until the ordering error "
+    "draws' as the contender returned them.  draws a chain: after warmup (spt, whose draws cost "
+    f"a few per cent of pt's, runs 4 × as many).  to {LEVEL:g}: seconds until the ordering error "
     f"of the draws so far stays at or below {LEVEL:g} with every chain having visited every "
     "ordering (ordering error: the largest |frequency of an ordering − 1/6|, every chain's "
     "draws pooled; the draws so far: the first k of every chain; the seconds: start-up + "
@@ -57,7 +58,8 @@ def _cells(row: dict[str, Any], baseline: dict[str, Any] | None) -> list[str]:
     seen = ",".join(map(str, scored["visited"])) if scored else "–"
     phases = [number(row["phases"].get(key, 0.0)) for key, _ in PHASES]
     passes = row.get("passes")
-    return ([row.get("draws_dtype", "?"), reach,
+    drawn = "–" if row["kind"] == "smc" else f"{row['draws']:,}"
+    return ([row.get("draws_dtype", "?"), drawn, reach,
              ratio(to_level, baseline["total"] if baseline else None), final, seen] + phases
             + [number(row["total"]), evaluations(None if passes is None else passes * row["n"]),
                number(row["peak_rss_bytes"] / 2**20)])
