@@ -88,6 +88,7 @@ CASES = cases(
     },
     broken={
         "pt_transposed_swap_ratio": ("pt", {"log_ratio": transposed_log_ratio}),
+        "spt_transposed_swap_ratio": ("spt", {"log_ratio": transposed_log_ratio}),
         "tt_algorithm2_printed_levels": ("tt", {"down_levels": "printed"}),
     },
 )
