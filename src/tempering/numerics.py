@@ -145,7 +145,7 @@ def tall_data(model: Any) -> bool:
 #: A brief run (:func:`brief_run`): at most this many chains, and chains × scans × max(the
 #: data's numbers, :data:`BRIEF_NUMBERS`) under :data:`BRIEF_WORK`.
 BRIEF_CHAINS = 4
-BRIEF_WORK = 10**6
+BRIEF_WORK = 5 * 10**6
 #: A model's per-scan work counts as at least this many data numbers (a data-free density).
 BRIEF_NUMBERS = 64
 
@@ -165,9 +165,12 @@ def brief_run(model: Any, chains: int, scans: int) -> bool:
     its program in 2.3–2.4 s instead of 3.3–3.6 s and sampled 8000 draws a chain at 9 700–9 900
     draws/s against 9 700–10 400; with 16 chains × 16 rungs 2.3 s against 3.1 s, but sampling
     9% slower (20 300–20 900 against 21 800–23 600 draws/s), and `bench pt-scale` at 16 and 64
-    chains 13–33% slower on most cells with RWM, hence the chain bound. A default run
-    (4 × 1500 scans × 64 = 384 000) is brief; 4 chains × 4000 draws on label switching's 150
-    points (4 × 5000 × 150 = 3·10⁶) is not."""
+    chains 13–33% slower on most cells with RWM, hence the chain bound. The work bound is where
+    sampling's ~10% would cost about what the older emitters save (1 s): at 5·10⁶,
+    ``gauss_mixture``'s PT (about 0.1 ms a chain-scan) samples for about 8 s, label switching's
+    150 points (0.6 ms) for about 20 s. A default run (4 × 1500 scans × 64 = 384 000) is
+    brief, and so is `bench multimodal`'s 4 chains × (1000 + 4000) on label switching
+    (3·10⁶); 4 chains × 20 000 scans there (1.2·10⁷) are not."""
     if getattr(model, "gp", None) is not None or chains > BRIEF_CHAINS:
         return False
     return chains * scans * max(data_numbers(model), BRIEF_NUMBERS) < BRIEF_WORK
