@@ -142,11 +142,10 @@ def tall_data(model: Any) -> bool:
     return data_numbers(model) >= TALL_DATA
 
 
-#: A brief run (:func:`brief_run`): at most this many chains, and chains × scans × max(the
-#: data's numbers, :data:`BRIEF_NUMBERS`) under :data:`BRIEF_WORK`.
+#: A brief run (:func:`brief_run`): at most this many chains, chains × scans under
+#: :data:`BRIEF_SCANS`, and data of at most :data:`BRIEF_NUMBERS` numbers.
 BRIEF_CHAINS = 4
-BRIEF_WORK = 5 * 10**6
-#: A model's per-scan work counts as at least this many data numbers (a data-free density).
+BRIEF_SCANS = 80_000
 BRIEF_NUMBERS = 64
 
 
@@ -154,26 +153,28 @@ def brief_run(model: Any, chains: int, scans: int) -> bool:
     """Whether a run's sampling is so brief that its one program (an algorithm with scans,
     :class:`~tempering.algorithms.programs.Compiled`) is compiled as a program that runs once —
     XLA's older CPU emitters (:func:`compiler_options`) — rather than for throughput: no
-    Gaussian process, at most :data:`BRIEF_CHAINS` chains, and ``chains`` × ``scans`` × max(the
-    data's numbers, :data:`BRIEF_NUMBERS`) under :data:`BRIEF_WORK`. A count of the whole run's
-    chains and scans, nothing of the chain layout or the rungs, so a seed gives the same draws
-    in every layout and whether a pilot ran or its rungs were given; a brief run and a longer
-    or wider one of the same seed are compiled differently, so on CPU their shared chains and
-    draws may differ in the last bits (the test suite, at XLA's level 0, compiles them alike).
+    Gaussian process, data of at most :data:`BRIEF_NUMBERS` numbers, at most
+    :data:`BRIEF_CHAINS` chains, and ``chains`` × ``scans`` under :data:`BRIEF_SCANS`. A count
+    of the whole run's chains and scans, nothing of the chain layout or the rungs, so a seed
+    gives the same draws in every layout and whether a pilot ran or its rungs were given; a
+    brief run and a longer or wider one of the same seed are compiled differently, so on CPU
+    their shared chains and draws may differ in the last bits (the test suite, at XLA's level
+    0, compiles them alike).
 
     Measured (2 cores, 2026-11-28): default PT on ``gauss_mixture`` (4 chains, 31 slots) compiled
     its program in 2.3–2.4 s instead of 3.3–3.6 s and sampled 8000 draws a chain at 9 700–9 900
     draws/s against 9 700–10 400; with 16 chains × 16 rungs 2.3 s against 3.1 s, but sampling
     9% slower (20 300–20 900 against 21 800–23 600 draws/s), and `bench pt-scale` at 16 and 64
-    chains 13–33% slower on most cells with RWM, hence the chain bound. The work bound is where
-    sampling's ~10% would cost about what the older emitters save (1 s): at 5·10⁶,
-    ``gauss_mixture``'s PT (about 0.1 ms a chain-scan) samples for about 8 s, label switching's
-    150 points (0.6 ms) for about 20 s. A default run (4 × 1500 scans × 64 = 384 000) is
-    brief, and so is `bench multimodal`'s 4 chains × (1000 + 4000) on label switching
-    (3·10⁶); 4 chains × 20 000 scans there (1.2·10⁷) are not."""
+    chains 13–33% slower on most cells with RWM, hence the chain bound. With data the older
+    emitters lose far more: label switching's 150 points (`bench multimodal`, 4 × (1000 +
+    4000)) sampled at 1.85 ms a draw against 0.62 ms, and its pilot and warmup took 6.8 s
+    against 4.5 s, which the 1 s saved in compiling does not repay — hence the data bound. The
+    scan bound is where sampling's ~10% would cost about what the older emitters save:
+    ``gauss_mixture``'s PT samples a chain-scan in about 0.1 ms, so 80 000 are about 8 s. A
+    default run (4 × 1500 scans) and `bench multimodal`'s 4 × 5000 are brief."""
     if getattr(model, "gp", None) is not None or chains > BRIEF_CHAINS:
         return False
-    return chains * scans * max(data_numbers(model), BRIEF_NUMBERS) < BRIEF_WORK
+    return data_numbers(model) <= BRIEF_NUMBERS and chains * scans < BRIEF_SCANS
 
 
 def compiler_options(sampling: bool = True) -> dict[str, Any]:
