@@ -166,9 +166,9 @@ def brief_run(model: Any, chains: int, scans: int) -> bool:
     draws/s against 9 700–10 400; with 16 chains × 16 rungs 2.3 s against 3.1 s, but sampling
     9% slower (20 300–20 900 against 21 800–23 600 draws/s), and `bench pt-scale` at 16 and 64
     chains 13–33% slower on most cells with RWM, hence the chain bound. With data the older
-    emitters lose far more: label switching's 150 points (`bench multimodal`, 4 × (1000 +
-    4000)) sampled at 1.85 ms a draw against 0.62 ms, and its pilot and warmup took 6.8 s
-    against 4.5 s, which the 1 s saved in compiling does not repay — hence the data bound. The
+    emitters lose more than they save: label switching's 150 points (`bench multimodal`,
+    4 × (1000 + 4000)) sampled in 7.4 s against 5.9 s, its pilot and warmup took 6.8 s
+    against 5.8 s, and the run 19.1 s against 16.7 s — hence the data bound. The
     scan bound is where sampling's ~10% would cost about what the older emitters save:
     ``gauss_mixture``'s PT samples a chain-scan in about 0.1 ms, so 80 000 are about 8 s. A
     default run (4 × 1500 scans) and `bench multimodal`'s 4 × 5000 are brief."""
