@@ -32,9 +32,14 @@ class RunLayout(NamedTuple):
     #: the run's chains, in every batch together (:func:`~tempering.numerics.brief_run` counts them)
     chains: int = 4
 
+    @property
+    def scans(self) -> int:
+        """A chain's scans: warmup, then ``thin`` per draw."""
+        return self.warmup + self.draws * self.thin
+
     def brief(self, model: Any) -> bool:
         """Whether the run is brief (:func:`~tempering.numerics.brief_run`)."""
-        return brief_run(model, self.chains, self.warmup + self.draws * self.thin)
+        return brief_run(model, self.chains, self.scans)
 
 
 #: Algorithms whose compiled programs a process keeps for a later run (:meth:`Compiled.shared`).

@@ -30,7 +30,7 @@ from tempering.errors import UserInputError
 from tempering.models import MODELS
 from tempering.models.base import Model
 from tempering.models.user_file import is_file_model
-from tempering.numerics import brief_run, tall_data
+from tempering.numerics import tall_data
 from tempering.precision import in_model_precision
 from tempering.run.checkpoint import Ledger, empty_like, take_rows, to_device
 from tempering.run.progress import RunProgress, done_line, run_progress
@@ -229,8 +229,9 @@ def run_chains(model: Model, algorithm: Algorithm, *, key: int | jax.Array, draw
                              progress=progress,
                              warmup=int(warmup), draws=draws, chunk=chunk, thin=int(thin),
                              on_progress=on_progress, compiled=Compiled.shared(
-                                 algorithm, int(thin), tall_data(model),
-                                 brief_run(model, chains, int(warmup) + draws * int(thin))))
+                                 algorithm, int(thin), tall_data(model), RunLayout(
+                                     warmup=int(warmup), draws=draws, thin=int(thin),
+                                     chains=chains).brief(model)))
         sink.commit(ledger)
     finally:
         sink.close()

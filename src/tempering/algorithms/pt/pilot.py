@@ -223,8 +223,7 @@ class SharedPilot(NamedTuple):
         label switching, its programs cached, choose the run's own programs and other draws.
         A model whose evaluations are dear never gets here
         (:func:`~tempering.algorithms.pt.sampler.costly`)."""
-        scans = layout.warmup + layout.draws * layout.thin
-        light = free * scans * max(numbers, 1) < FREE_SLOT_WORK
+        light = free * layout.scans * max(numbers, 1) < FREE_SLOT_WORK
         return fits and layout.warmup > 0 and light
 
 
