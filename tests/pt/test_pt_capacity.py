@@ -19,7 +19,13 @@ import pytest
 from tempering.algorithms.programs import RunLayout
 from tempering.algorithms.pt.algorithm import parallel_tempering, swap_log_ratio
 from tempering.algorithms.pt.capacity import RungWindow, padded_line, trimmed
-from tempering.algorithms.pt.pilot import PilotRecord, SharedPilot, pilot_rounds, pilot_steps
+from tempering.algorithms.pt.pilot import (
+    PilotRecord,
+    SharedPilot,
+    pilot_rounds,
+    pilot_steps,
+    sharing_pays,
+)
 from tempering.algorithms.pt.rounds import Rounds
 from tempering.algorithms.pt.sampler import costly
 from tempering.algorithms.pt.stats import PT_STATS
@@ -146,6 +152,27 @@ def test_the_pilot_shares_its_programs_when_the_rungs_fit_whatever_the_clock():
     assert cheap.worth_sharing(True, longer, free=0, numbers=150)  # no free slot: no waste
     for batch in (1, 2, 16):  # the same choice in every chain layout
         assert not cheap.worth_sharing(True, longer._replace(batch=batch), free=14, numbers=150)
+
+
+def test_a_run_that_could_not_keep_the_shared_programs_gets_the_one_chain_pilot():
+    """Told before the pilot, from the run's scans and the data's numbers only: label switching
+    (150 points) shares at the CLI's 4 × (500 + 1000) and at ``bench multimodal``'s, not at
+    4 × (1000 + 4000), where even 8 free slots would cost more than a program of its own (the
+    shared pilot ran 5.8 s there, for nothing). Then the pilot is one chain on a program of its
+    own, and no chain layout enters the choice."""
+    assert sharing_pays(RunLayout(warmup=500, draws=1000), numbers=150)
+    assert sharing_pays(RunLayout(warmup=1000, draws=4000), numbers=0)  # no data
+    assert not sharing_pays(RunLayout(warmup=1000, draws=4000), numbers=150)
+    for batch in (1, 4, 16):
+        assert not sharing_pays(RunLayout(batch=batch, warmup=1000, draws=4000), numbers=150)
+    model = get_model("mvn_mean", n=20, dim=2, data_seed=3)  # 40 numbers
+    short, long = RunLayout(warmup=40, draws=30), RunLayout(warmup=40, draws=20_000)
+    assert sharing_pays(short, 40) and not sharing_pays(long, 40)
+    shared = get_sampler("pt", model, layout=short)
+    alone = get_sampler("pt", model, layout=long)
+    assert shared.facts["pilot"]["shared_programs"] and shared.options.capacity is not None
+    assert "shared_programs" not in alone.facts["pilot"] and alone.options.capacity is None
+    assert alone.facts["pilot"]["chains"] == 1
 
 
 def test_a_run_placed_by_the_pilot_draws_as_a_run_given_its_rungs():

@@ -206,6 +206,24 @@ def starting_betas(options: Any, auto_rungs: tuple[int, int] = (PILOT_RUNGS, PIL
 FREE_SLOT_WORK = 5 * 10**6
 
 
+#: The fewest free slots a shared pilot's placement is taken to leave, to tell before it runs
+#: whether the run could keep its programs (:func:`sharing_pays`): ``bench multimodal``'s
+#: placements left 13–20 of the 31 slots.
+FEWEST_FREE = 8
+
+
+def sharing_pays(layout: RunLayout, numbers: int) -> bool:
+    """Whether a shared pilot can pay, told before it runs: with :data:`FEWEST_FREE` free slots
+    the run's free-slot work would stay under :data:`FREE_SLOT_WORK`
+    (:meth:`SharedPilot.worth_sharing`). Otherwise the run is all but sure to compile a program
+    of its own rungs after the pilot, and the shared pilot's chains (4 × 31 slots × the run's
+    warmup) would be work for nothing: the one-chain pilot places the rungs instead, as on a
+    costly model. Measured (``bench startup``, label switching, 150 points, 4 × (1000 + 4000)):
+    the shared pilot ran 5.8 s and its program compiled for 4.4 s, and the run then compiled its
+    own. A count of the run's scans and the data's numbers, nothing of the chain layout."""
+    return FEWEST_FREE * layout.scans * max(numbers, 1) < FREE_SLOT_WORK
+
+
 class SharedPilot(NamedTuple):
     """What :func:`shared_pilot` found: the placed line and its record."""
 

@@ -20,6 +20,7 @@ from tempering.algorithms.pt.pilot import (
     pilot_rounds,
     pilot_schedule,
     shared_pilot,
+    sharing_pays,
     starting_betas,
 )
 from tempering.algorithms.pt.rounds import Rounds
@@ -162,15 +163,18 @@ class PTOptions(TemperingOptions):
         :class:`~tempering.algorithms.programs.RunLayout`). The run keeps the pilot's programs
         (``capacity`` set, the pilot's algorithm riding along) when the placed rungs fit its
         slots (:meth:`~tempering.algorithms.pt.pilot.SharedPilot.worth_sharing`). On a
-        costly model (:func:`costly`) the pilot is one chain on ``PILOT_RUNGS`` rungs per leg
-        instead (:func:`~tempering.algorithms.pt.pilot.pilot_schedule`), of as many rounds as
+        costly model (:func:`costly`), or where the run could not keep the shared programs
+        whatever the pilot placed (:func:`~tempering.algorithms.pt.pilot.sharing_pays`), the
+        pilot is one chain on ``PILOT_RUNGS`` rungs per leg instead
+        (:func:`~tempering.algorithms.pt.pilot.pilot_schedule`), of as many rounds as
         fit in one chain's warmup (339 scans for the default 500, where the full 10 rounds are
         1363: on tall label switching, n = 10⁴, the pilot was 20% of the run's seconds), and the
         run compiles its own programs on its rungs alone."""
         if self.rungs != "auto":
             return self
         layout = layout or RunLayout()
-        if costly(model):  # a pilot of one chain, on rungs and a program of its own
+        if costly(model) or not sharing_pays(layout, data_numbers(model)):
+            # a pilot of one chain, on rungs and a program of its own
             return self.placed(model, build(model, self, pilot=True), choose_rungs=True,
                                scans=layout.warmup)
         slots = list(SLOTS) if self.reference == "stabilized" else [SLOTS[1]]
