@@ -16,9 +16,9 @@ label switching (3 means, n = 2000 points, 4000 particles, 25 moves, seed 0) the
 0.32, 0.19, …, 0.01, 0 from the eighth of 12 stages on, the particles stopped moving, and the
 ordering shares ended 0.16–0.30 off (they are exactly 1/6). With the scale following the
 acceptance (0.11–0.32 in every stage, the scale down to 0.04) the error was 0.016 and 0.043
-(two streams of prior draws); BlackJAX's
-own rule, ``from_kernel_info.update_scale_from_acceptance_rate`` (a factor exp(acc − 0.234) a
-stage, at most 21% smaller), shrank too slowly: acceptance 0.01–0.02 from stage 7, error 0.141.
+(two streams of prior draws); BlackJAX's own rule,
+``from_kernel_info.update_scale_from_acceptance_rate`` (a factor exp(acc − 0.234) a stage, at
+most 21% smaller), shrank too slowly: acceptance 0.01–0.02 from stage 7, error 0.141.
 Until 2026-11-28 the bench ran the covariance alone.
 
 log Z is the sum of the stages' log-likelihood increments; the final particles and weights are
