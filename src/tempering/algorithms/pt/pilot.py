@@ -221,7 +221,13 @@ def sharing_pays(layout: RunLayout, numbers: int) -> bool:
     costly model. Measured (``bench startup``, label switching, 150 points, 4 × (1000 + 4000)):
     the shared pilot ran 5.8 s and its program compiled for 4.4 s, and the run then compiled its
     own. A count of the run's scans and the data's numbers, nothing of the chain layout."""
-    return FEWEST_FREE * layout.scans * max(numbers, 1) < FREE_SLOT_WORK
+    return light_free_slots(FEWEST_FREE, layout, numbers)
+
+
+def light_free_slots(free: int, layout: RunLayout, numbers: int) -> bool:
+    """Whether ``free`` slots' moves over a chain's scans on data of ``numbers`` numbers stay
+    under :data:`FREE_SLOT_WORK`."""
+    return free * layout.scans * max(numbers, 1) < FREE_SLOT_WORK
 
 
 class SharedPilot(NamedTuple):
@@ -241,8 +247,7 @@ class SharedPilot(NamedTuple):
         label switching, its programs cached, choose the run's own programs and other draws.
         A model whose evaluations are dear never gets here
         (:func:`~tempering.algorithms.pt.sampler.costly`)."""
-        light = free * layout.scans * max(numbers, 1) < FREE_SLOT_WORK
-        return fits and layout.warmup > 0 and light
+        return fits and layout.warmup > 0 and light_free_slots(free, layout, numbers)
 
 
 def shared_pilot(model: Model, algorithm: Algorithm, layout: RunLayout, *, seed: int,
