@@ -16,7 +16,7 @@ import pytest
 from gp_grid import grid_model
 
 from tempering.algorithms import get_sampler
-from tempering.algorithms.approx.pilot import choose_m, pilot_sizes
+from tempering.algorithms.approx.pilot import bisect, choose_m, pilot_sizes
 from tempering.kernels import KERNELS
 from tempering.models import get_model
 from tempering.run.driver import run_chains
@@ -38,11 +38,27 @@ def test_pilot_sizes_grow_by_root_two_and_end_at_the_largest_valid_size():
     assert pilot_sizes(10, "sod", first=16) == [9]
 
 
+def test_bisect_finds_the_boundary_in_log_calls():
+    """``bisect`` returns the first index that passes for a monotone predicate, the last index
+    when none passes, and calls the predicate at most ⌈log₂(count + 1)⌉ times; a predicate that
+    is not monotone still gets a boundary (a pass whose predecessor fails)."""
+    for count in (1, 2, 9, 13):
+        for first in range(count + 1):  # first == count: nothing passes
+            calls: list[int] = []
+            found = bisect(count, lambda i, first=first, calls=calls: calls.append(i) or i >= first)
+            assert found == min(first, count - 1)
+            assert len(calls) <= int(np.ceil(np.log2(count + 1)))
+            assert count - 1 in calls or first < count  # "none passes" is a tried failure
+    wavy = [False, True, False, False, True, True, True, True, True]
+    found = bisect(len(wavy), lambda i: wavy[i])
+    assert wavy[found] and not wavy[found - 1]
+
+
 @pytest.mark.slow  # ~16 s (budget)
 def test_auto_takes_the_smallest_size_that_passes_and_records_it():
     """On a small GP (n = 30; sizes 16, 23, 29) with a bar high enough that 16 fails: the chosen
-    size passes, every smaller one failed, and the run's facts carry the choice; an explicit
-    ``m`` skips the pilot."""
+    size passes, the next smaller one was tried and failed, every size tried below it failed,
+    and the run's facts carry the choice; an explicit ``m`` skips the pilot."""
     model = grid_model()
     algorithm = get_sampler("discretizing_chain", model, approx="sod", pilot_accept=0.9)
     record = algorithm.facts["pilot"]
@@ -52,7 +68,9 @@ def test_auto_takes_the_smallest_size_that_passes_and_records_it():
     accept = {int(k): v for k, v in record["accept_by_m"].items()}
     assert record["passed"] and accept[m] >= 0.9
     assert all(a < 0.9 for size, a in accept.items() if size < m)
-    assert max(accept) == m and len(accept) >= 2  # it stopped at m, after rejecting one
+    assert all(a >= 0.9 for size, a in accept.items() if size >= m)
+    sizes = pilot_sizes(model.n_data, "sod")
+    assert sizes.index(m) > 0 and sizes[sizes.index(m) - 1] in accept  # the boundary was tried
     assert algorithm.facts["approx_cost"] == pytest.approx((m / model.n_data) ** 3)
     explicit = get_sampler("discretizing_chain", model, approx="sod", m=m)
     assert "pilot" not in explicit.facts and explicit.facts["approx_cost"] == \
@@ -69,6 +87,7 @@ def test_pilot_rejects_m64_and_picks_a_size_that_moves(model):
     m, record = choose_m(model, "nystrom", _slice(model.dim))
     print(f"\nm = {m}: {record}")
     assert record["passed"] and 64 < m < 256
+    assert len(record["accept_by_m"]) <= 4  # a bisection of the 9 sizes, not a scan
     assert record["accept_by_m"]["64"] < MIN_MARK_ACCEPT  # the old setting: the control
     assert record["sd_by_m"]["64"] > 5.0  # W&N's "varies little" fails badly at m = 64
 
