@@ -3,7 +3,8 @@ importance tempering's weights (seed 001 §3). The family's map:
 
 - :mod:`.sampler` — the ``st`` spec and its joint (θ, k) move;
 - :mod:`.family` — the inner-kernel contract: one kernel for every inverse temperature;
-- :mod:`.pseudo_prior` — tuning the pseudo-prior log c_k.
+- :mod:`.pseudo_prior` — tuning the pseudo-prior log c_k;
+- :mod:`.warmup` — the pilot and the warmup's scans, one loop body with the sampling steps.
 
 ``SPECS`` lists the family's samplers for the registry.
 """

@@ -27,7 +27,9 @@ rungs) for P = min(⌊W/4⌋, 1000) adaptation — NUTS, ``adapt_step_size`` —
 then P recorded steps, which give the starting pseudo-prior (skipped with
 ``pseudo_prior_init="uniform"``, tgp's start); then ⌊W/2⌋ ST iterations with stochastic
 approximation; then the remaining W − ⌊W/2⌋ iterations with p̃ fixed, counting occupations for
-the final correction. The pilot costs about 2 m P extra evaluations (counted in the warmup cost);
+the final correction (:mod:`~tempering.algorithms.st.warmup`: the warmup's scans and the
+sampling steps are one loop body, which the driver compiles into one program). The pilot costs
+about 2 m P extra evaluations (counted in the warmup cost);
 it only has to bring p̃ within a few nats, hence the cap. The counts' precision is what limits
 the final equalisation: their relative error is roughly one over the square root of the number
 of round trips over the ladder made while counting.
@@ -40,6 +42,7 @@ rung move when the inner state caches a gradient (HMC, NUTS).
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from typing import Any, Literal, NamedTuple, Self
 
 import jax
@@ -47,23 +50,25 @@ import jax.numpy as jnp
 import numpy as np
 from pydantic import Field, model_validator
 
-from tempering.algorithms.base import Algorithm, AlgorithmInfo, Headline, Stat, rung_weight_stats
+from tempering.algorithms.base import (
+    Algorithm,
+    AlgorithmInfo,
+    Headline,
+    Stat,
+    rung_weight_stats,
+    warmup_by_scans,
+)
 from tempering.algorithms.options import TemperingOptions
 from tempering.algorithms.rungs import rung_slice
 from tempering.algorithms.spec import SamplerSpec
 from tempering.algorithms.st.family import TemperedFamily, flat_family
-from tempering.algorithms.st.pseudo_prior import (
-    count_correction,
-    pilot_log_pseudo_prior,
-    sa_update,
-    uniform_log_pseudo_prior,
-)
+from tempering.algorithms.st.pseudo_prior import uniform_log_pseudo_prior
+from tempering.algorithms.st.warmup import st_scans
 from tempering.kernels.base import evals_and_acceptance
 from tempering.models.base import Model
 from tempering.numerics import metropolis, run_steps, select
 
 Array = jax.Array
-PILOT_CAP = 1000  # most pilot steps per phase (adaptation or burn-in, then recording) per rung
 
 RUNG_STAT, LOG_TEMPERED_STAT, LOG_WEIGHT_STAT = rung_weight_stats()
 RUNG_PROB = Stat("rung_accept_prob", (), "acceptance probability of the proposed rung move")
@@ -102,34 +107,6 @@ def propose_rung(key: Array, rung: Array, num_rungs: int) -> tuple[Array, Array]
         return jnp.where((r == 0) | (r == top), 1.0, 2.0)
 
     return new.astype(jnp.int32), jnp.log(neighbours(rung)) - jnp.log(neighbours(new))
-
-
-def st_warmup(family: TemperedFamily, ks: Array, step: Callable, with_pilot: bool,
-              gain: tuple[float, float], key: Array, state: STState, params: dict,
-              num_steps: int) -> tuple[STState, dict, Array]:
-    """ST's warmup: the pilot's thermodynamic-integration start of the pseudo-prior (with
-    ``with_pilot``: a further quarter of the steps, at most ``PILOT_CAP``), stochastic
-    approximation with gain c0/(t + n0) (``gain``) over half the steps, then the occupation
-    correction from counts over the other half."""
-    k_pilot, k_sa, k_count = jax.random.split(key, 3)
-    n_pilot = min(num_steps // 4, PILOT_CAP) if with_pilot else 0
-    n_sa = num_steps // 2
-    n_count = num_steps - n_sa
-    cost = jnp.zeros(())
-    if n_pilot > 0:
-        state, params, cost = pilot(family, ks, k_pilot, state.inner.position, params,
-                                    n_pilot)
-    if n_sa > 0:
-        state, params, sa_cost, _ = iterations(step, k_sa, state, params, n_sa,
-                                               sa=(0, *gain))
-        cost = cost + sa_cost
-    if n_count > 0:
-        state, params, count_cost, rungs = iterations(step, k_count, state, params, n_count)
-        counts = jnp.sum(jax.nn.one_hot(rungs, ks.shape[0]), axis=0)
-        params = {**params, "log_pseudo_prior": count_correction(
-            params["log_pseudo_prior"], counts)}
-        cost = cost + count_cost
-    return state, params, cost
 
 
 def simulated_tempering(family: TemperedFamily, betas: np.ndarray, *,
@@ -195,68 +172,11 @@ def simulated_tempering(family: TemperedFamily, betas: np.ndarray, *,
         lp = family.base(inner.position) + energy
         return STState(inner, rung), AlgorithmInfo(accept, evals * family.eval_cost, lp, stats)
 
-    def warmup(key, state, params, num_steps):
-        return st_warmup(family, ks, step, pseudo_prior_init == "pilot", (c0, n0), key, state,
-                         params, num_steps)
-
-    return Algorithm(init, warmup, step, lambda s: s.inner.position, params0, ST_STATS,
-                     headline=ST_HEADLINE, facts={"betas": [float(b) for b in betas]})
-
-
-def iterations(step: Callable, key: Array, state: STState, params: dict, num_steps: int,
-               sa: tuple[float, float, float] | None = None
-               ) -> tuple[STState, dict, Array, Array]:
-    """``num_steps`` ST iterations; with ``sa = (t0, c0, n0)``, stochastic approximation of the
-    pseudo-prior from round t0 + 1 with gain c0/(t + n0) (warmup only). Returns the state, the
-    parameters, the summed cost and the rung after every iteration."""
-
-    def body(carry, xs):
-        state, params, cost = carry
-        t, k = xs
-        state, info = step(k, state, params)
-        if sa is not None:
-            lpp = sa_update(params["log_pseudo_prior"], state.rung, t, sa[1], sa[2])
-            params = {**params, "log_pseudo_prior": lpp}
-        return (state, params, cost + info.cost), state.rung
-
-    ts = jnp.arange(1, num_steps + 1, dtype=float) + (0 if sa is None else sa[0])
-    (state, params, cost), rungs = jax.lax.scan(
-        body, (state, params, jnp.zeros(())), (ts, jax.random.split(key, num_steps)))
-    return state, params, cost, rungs
-
-
-def pilot(family: TemperedFamily, ks: Array, key: Array, position: Any, params: dict,
-          num_steps: int) -> tuple[STState, dict, Array]:
-    """Every rung's inner kernel on its own (vmapped over rungs): adapt (or burn in), then record
-    U; the pilot pseudo-prior from the mean energies, the adapted inner parameters, the target
-    rung's state and the cost."""
-
-    def one_rung(key, k, rung_params):
-        k_warm, k_run = jax.random.split(key)
-        if family.warmup is not None:
-            state, rung_params, evals = family.warmup(k_warm, k, position, num_steps,
-                                                      rung_params)
-        else:
-            kernel = family.make(k, rung_params)
-            state, (evals, _) = run_steps(kernel.step, k_warm, kernel.init(position),
-                                          num_steps, evals_and_acceptance)
-        kernel = family.make(k, rung_params)
-
-        def body(carry, step_key):
-            state, evals = carry
-            state, info = kernel.step(step_key, state)
-            energy, energy_evals = family.energy(state, k)
-            return (state, evals + info.n_evals + energy_evals), energy
-
-        (state, evals), energies = jax.lax.scan(body, (state, evals),
-                                                jax.random.split(k_run, num_steps))
-        return state, rung_params, evals, jnp.mean(energies)
-
-    states, tuned, evals, means = jax.vmap(one_rung)(jax.random.split(key, ks.shape[0]), ks,
-                                                     params["inner"])
-    start = jax.tree.map(lambda a: a[0], states)
-    params = {"inner": tuned, "log_pseudo_prior": pilot_log_pseudo_prior(ks, means)}
-    return STState(start, jnp.zeros((), jnp.int32)), params, jnp.sum(evals) * family.eval_cost
+    scans = st_scans(family, ks, step, pseudo_prior_init == "pilot", (c0, n0),
+                     lambda inner: STState(inner, jnp.zeros((), jnp.int32)))
+    return Algorithm(init, partial(warmup_by_scans, scans), step, lambda s: s.inner.position,
+                     params0, ST_STATS, headline=ST_HEADLINE,
+                     facts={"betas": [float(b) for b in betas]}, scans=scans)
 
 
 # --------------------------------------------------------------------------- the sampler
