@@ -160,8 +160,9 @@ def choose_m(model: Model, approx: Approximation, bound: BoundKernel, *, subset_
     acceptance — the mean over the Laplace draws x₀ of Eq. 13's min(1, w(x₁)/w(x₀)),
     w = π/π*_m, x₁ ``s`` steps of ``bound`` on π*_m from x₀ — reaches ``min_accept`` while the
     next smaller size's does not (the smallest that passes where acceptance grows with m), and
-    the pilot's record for the run's facts: per size tried, that acceptance (``accept_by_m``) and the sd of log π − log π*_m over the draws (``sd_by_m``,
-    Wang & Neal's "varies little"); the pilot's cost in full evaluations, the mode, and whether
+    the pilot's record for the run's facts: per size tried, that acceptance (``accept_by_m``)
+    and the sd of log π − log π*_m over the draws (``sd_by_m``, Wang & Neal's "varies
+    little"); the pilot's cost in full evaluations, the mode, and whether
     the bar was met (``passed``). Non-finite values count as rejections."""
     points, record = laplace_pilot(model, draws, subset_seed)
     theta = points  # NumPy into the jitted densities: a transfer, no program

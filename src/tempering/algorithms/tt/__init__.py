@@ -4,7 +4,8 @@ family's map:
 
 - :mod:`.transitions` — the TT move and the ``tt`` spec;
 - :mod:`.stt` — the ``stt`` spec (TT over redrawn subsets);
-- :mod:`.approx` — the ``tt_approx`` spec (π_0 = π, π_i the approximations).
+- :mod:`.approx` — the ``tt_approx`` spec (π_0 = π, π_i the approximations);
+- :mod:`.warmup` — the warmup as scans of one loop body with the sampling steps.
 
 ``SPECS`` lists the family's samplers for the registry.
 """

@@ -28,13 +28,16 @@ ladder. On a power ladder that density is h(θ; β_m); on a ladder without ``den
 subsets, ``tt_approx``'s approximations) it is a ``lax.switch`` over the unrolled rungs, each of
 its own static size — one switch per call site instead of a copy of the whole level per rung,
 measured to compile no slower than the unrolled Python loop it replaced (STT, 4 to 16 rungs), so
-both kinds of ladder share the scans. Warmup adapts every level's kernel through
-:func:`~tempering.algorithms.rung_axis.over_rungs` (one ``vmap`` on a power ladder).
+both kinds of ladder share the scans. Warmup (:mod:`~tempering.algorithms.tt.warmup`) runs
+tempered transitions, or adapts every level's kernel through
+:func:`~tempering.algorithms.rung_axis.over_rungs` (one ``vmap`` on a power ladder); either way
+it and the sampling are one loop body, which the driver compiles into one program.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import partial
 from typing import Any, Literal, NamedTuple
 
 import jax
@@ -42,12 +45,20 @@ import jax.numpy as jnp
 import numpy as np
 from pydantic import PositiveInt
 
-from tempering.algorithms.base import ACCEPTANCE_HEADLINE, Algorithm, AlgorithmInfo, Headline, Stat
+from tempering.algorithms.base import (
+    ACCEPTANCE_HEADLINE,
+    Algorithm,
+    AlgorithmInfo,
+    Headline,
+    Stat,
+    warmup_by_scans,
+)
 from tempering.algorithms.cost_model import tt_predicted_cost
 from tempering.algorithms.options import InnerOptions, TemperingOptions
-from tempering.algorithms.rung_axis import density_of, over_rungs, rung_costs
-from tempering.algorithms.rungs import ladder_facts, rung_slice, warmup_rung
+from tempering.algorithms.rung_axis import density_of, rung_costs
+from tempering.algorithms.rungs import ladder_facts, rung_slice
 from tempering.algorithms.spec import SamplerSpec, StatArrays
+from tempering.algorithms.tt.warmup import tt_scans
 from tempering.kernels.base import BoundKernel, evals_and_acceptance
 from tempering.ladders import TemperingLadder, power_tempering_ladder
 from tempering.models.base import Model
@@ -180,35 +191,10 @@ def tempered_transitions(ladder: TemperingLadder, bound: BoundKernel, params: An
                              stats)
         return TTState(current, state.view), info
 
-    def warmup(key, state, params, num_steps):
-        if bound.warmup is None:
-            state, cost = run_steps(lambda k, s: step(k, s, params), key, state, num_steps,
-                                    lambda info: info.cost)
-            return state, params, cost
-        return warm_levels(ladder, bound, key, state, params, num_steps)
-
-    return Algorithm(init, warmup, step, lambda s: s.current.position, params, TT_STATS,
-                     headline=TT_HEADLINE)
-
-
-def warm_levels(ladder: TemperingLadder, bound: BoundKernel, key: jax.Array, state: TTState,
-                params: Any, num_steps: int) -> tuple[TTState, Any, jax.Array]:
-    """Every level's inner kernel adapted on its own density from the current level-0 position
-    (all rungs as one batch on a power ladder); level 0's adapted state becomes the current one.
-
-    Returns the state, the adapted rung-stacked parameters and the cost, Σ_m (1 + n_evals) c_m.
-    """
-    k_view, k_adapt = jax.random.split(key)
-    view = ladder.draw_view(k_view) if ladder.redraw else state.view
-
-    def one_rung(m, log_density, rung_params, k):
-        start = bound.make(log_density, rung_params).init(state.current.position)
-        return warmup_rung(bound, k, log_density, start, rung_params, num_steps)
-
-    keys = jax.random.split(k_adapt, ladder.num_rungs)
-    adapted, tuned, n_evals = over_rungs(ladder, view, one_rung, params, keys)
-    cost = jnp.sum((1.0 + n_evals) * rung_costs(ladder))
-    return TTState(rung_slice(adapted, 0), state.view), tuned, cost
+    scans = tt_scans(ladder, bound, step, lambda current, old: TTState(current, old.view))
+    return Algorithm(init, partial(warmup_by_scans, scans), step,
+                     lambda s: s.current.position, params, TT_STATS, headline=TT_HEADLINE,
+                     scans=scans)
 
 
 # --------------------------------------------------------------------------- the sampler

@@ -1,0 +1,80 @@
+"""The warmup of tempered transitions (``tt``, ``stt``, ``tt_approx``) as scans of the run's own
+loop body (:class:`~tempering.algorithms.base.Scans`), so that one compiled program runs the
+warmup and the sampling (issue 44) and the TT step is compiled once:
+
+- an inner kernel without adaptation (RWM, slice, … — TT's default): the warmup is W tempered
+  transitions at the given parameters, each scan the sampling step itself;
+- an inner kernel that adapts (``adapt_step_size``, NUTS): ``begin`` adapts every level's kernel
+  on its own density from the current level-0 position (:func:`warm_levels`; all rungs as one
+  batch on a power ladder) and level 0's adapted state becomes the current one; the W warming
+  scans then make no move (a ``cond`` on ``warming``, which is not batched), as the adaptation
+  already spent the warmup's budget on every level.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+
+from tempering.algorithms.base import Scans
+from tempering.algorithms.rung_axis import over_rungs, rung_costs
+from tempering.algorithms.rungs import rung_slice, warmup_rung
+from tempering.kernels.base import BoundKernel
+from tempering.ladders import TemperingLadder
+from tempering.numerics import like
+
+
+def tt_scans(ladder: TemperingLadder, bound: BoundKernel, step: Callable,
+             restart: Callable[[Any, Any], Any]) -> Scans:
+    """TT's warmup and sampling as one loop body over ``step`` (module docstring); ``restart``
+    makes the TT state from level 0's adapted inner state and the old TT state."""
+
+    def begin(key, state, params, warming, num_steps):
+        zero = jnp.zeros(())
+        if bound.warmup is None:
+            return state, params, (), zero
+
+        def adapt():
+            current, tuned, cost = warm_levels(ladder, bound, key, state, params, num_steps)
+            return restart(current, state), like(tuned, params), cost.astype(zero.dtype)
+
+        state, params, cost = jax.lax.cond(warming, adapt, lambda: (state, params, zero))
+        return state, params, (), cost
+
+    def scan(key, t, state, params, carry, warming, num_steps):
+        del t, num_steps
+        if bound.warmup is None:
+            state, info = step(key, state, params)
+            return state, params, carry, info
+        _, shapes = jax.eval_shape(step, key, state, params)
+        still = jax.tree.map(lambda a: jnp.zeros(a.shape, a.dtype), shapes)
+        state, info = jax.lax.cond(warming, lambda: (state, still),
+                                   lambda: step(key, state, params))
+        return state, params, carry, info
+
+    return Scans(begin, scan)
+
+
+def warm_levels(ladder: TemperingLadder, bound: BoundKernel, key: jax.Array, state: Any,
+                params: Any, num_steps: int) -> tuple[Any, Any, jax.Array]:
+    """Every level's inner kernel adapted on its own density from the current level-0 position
+    of ``state`` (a :class:`~tempering.algorithms.tt.transitions.TTState`; all rungs as one
+    batch on a power ladder).
+
+    Returns level 0's adapted inner state, the adapted rung-stacked parameters and the cost,
+    Σ_m (1 + n_evals) c_m.
+    """
+    k_view, k_adapt = jax.random.split(key)
+    view = ladder.draw_view(k_view) if ladder.redraw else state.view
+
+    def one_rung(m, log_density, rung_params, k):
+        start = bound.make(log_density, rung_params).init(state.current.position)
+        return warmup_rung(bound, k, log_density, start, rung_params, num_steps)
+
+    keys = jax.random.split(k_adapt, ladder.num_rungs)
+    adapted, tuned, n_evals = over_rungs(ladder, view, one_rung, params, keys)
+    cost = jnp.sum((1.0 + n_evals) * rung_costs(ladder))
+    return rung_slice(adapted, 0), tuned, cost
