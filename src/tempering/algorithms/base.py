@@ -190,6 +190,23 @@ def begin_key(key: Array) -> Array:
     return jax.random.fold_in(key, BEGIN)
 
 
+def step_scans(step: Callable[..., tuple[Any, AlgorithmInfo]]) -> Scans:
+    """The :class:`Scans` of an algorithm whose warmup is its sampling step run ``num_steps``
+    times at fixed parameters (a burn-in): ``begin`` starts nothing and every scan, warming or
+    not, is ``step`` — so one program, with one copy of the step, runs both."""
+
+    def begin(key, state, params, warming, num_steps):
+        del key, warming, num_steps
+        return state, params, (), jnp.zeros(())
+
+    def scan(key, t, state, params, carry, warming, num_steps):
+        del t, warming, num_steps
+        state, info = step(key, state, params)
+        return state, params, carry, info
+
+    return Scans(begin, scan)
+
+
 def warmup_by_scans(scans: Scans, key: Array, state: Any, params: Any, num_steps: int
                     ) -> tuple[Any, Any, Array]:
     """``num_steps`` warming scans of ``scans`` on their own, keyed as the driver's one program

@@ -17,14 +17,20 @@ import jax
 import jax.numpy as jnp
 from pydantic import create_model
 
-from tempering.algorithms.base import Algorithm, AlgorithmInfo, Scans, Stat, warmup_by_scans
+from tempering.algorithms.base import (
+    Algorithm,
+    AlgorithmInfo,
+    Scans,
+    Stat,
+    step_scans,
+    warmup_by_scans,
+)
 from tempering.algorithms.spec import SamplerSpec
 from tempering.config import Options
 from tempering.kernels.adapter import Adapter, stages
-from tempering.kernels.base import KernelSpec, evals_and_acceptance
+from tempering.kernels.base import KernelSpec
 from tempering.ladders import target_rung
 from tempering.models.base import Model
-from tempering.numerics import run_steps
 
 DIVERGING = Stat("diverging", (), "whether a gradient-based trajectory diverged")
 N_EVALS = Stat("n_evals", (), "log-density evaluations the step made")
@@ -43,22 +49,14 @@ def single_kernel(model: Model, options: Options, *, spec: KernelSpec) -> Algori
         return state, AlgorithmInfo(jnp.asarray(info.acceptance_rate, float), cost,
                                     state.logdensity, stats)
 
-    scans = None if bound.adapter is None else kernel_scans(bound.adapter, step)
+    scans = step_scans(step) if bound.adapter is None else kernel_scans(bound.adapter, step)
 
     def init(key, position):
         del key
         return bound.make(rung.log_density, bound.params).init(position)
 
-    def warmup(key, state, params, num_steps):
-        if scans is not None:  # a tuned kernel: as the driver's one program runs it
-            return warmup_by_scans(scans, key, state, params, num_steps)
-        kernel = bound.make(rung.log_density, params)
-        state, (n_evals, _) = run_steps(kernel.step, key, state, num_steps,
-                                        evals_and_acceptance)
-        return state, params, n_evals * rung.cost
-
-    return Algorithm(init, warmup, step, lambda state: state.position, bound.params,
-                     KERNEL_STATS, scans=scans)
+    return Algorithm(init, partial(warmup_by_scans, scans), step, lambda state: state.position,
+                     bound.params, KERNEL_STATS, scans=scans)
 
 
 def kernel_scans(adapter: Adapter, step: Callable) -> Scans:

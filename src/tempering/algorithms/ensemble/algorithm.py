@@ -31,7 +31,6 @@ from jax.scipy.special import logsumexp
 
 from tempering.algorithms.base import AlgorithmInfo
 from tempering.algorithms.ensemble.bases import EnsembleBase
-from tempering.numerics import run_steps
 
 Array = jax.Array
 
@@ -129,14 +128,3 @@ def step_info(state: EnsembleState, accepted: Array, slow_evals: Array,
     rate = accepted.astype(float)
     return AlgorithmInfo(jnp.mean(rate), slow_evals, state.log_density,
                          {**stats, "slow_evals": slow_evals, "slow_acceptance": rate})
-
-
-def fixed_warmup(step: Callable) -> Callable:
-    """Warmup that runs ``step`` with the parameters unchanged (the scales are options)."""
-
-    def warmup(key, state, params, num_steps):
-        state, cost = run_steps(lambda k, s: step(k, s, params), key, state, num_steps,
-                                lambda info: info.cost)
-        return state, params, cost
-
-    return warmup

@@ -17,6 +17,7 @@ split, per slow variable), ``fast_scale`` (per fast variable, with a split), ``f
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any, Self
 
 import jax
@@ -24,11 +25,10 @@ import jax.numpy as jnp
 import numpy as np
 from pydantic import NonNegativeInt, PositiveFloat
 
-from tempering.algorithms.base import Algorithm, Stat
+from tempering.algorithms.base import Algorithm, Stat, step_scans, warmup_by_scans
 from tempering.algorithms.ensemble.algorithm import (
     Ensemble,
     EnsembleState,
-    fixed_warmup,
     initial_state,
     step_info,
 )
@@ -130,9 +130,10 @@ def build(model: Model, options: CoordinateOptions) -> Algorithm:
 
     facts = {"fast": options.fast, "slow_variables": list(split.slow_names),
              "fast_variables": list(split.fast_names)}
+    scans = step_scans(step)  # warmup: the step with the scales unchanged (they are options)
     return Algorithm(lambda key, position: initial_state(split, position),
-                     fixed_warmup(step), step, lambda s: split.join(s.x1, s.x2),
-                     None, COORDINATE_STATS)._replace(facts=facts)
+                     partial(warmup_by_scans, scans), step, lambda s: split.join(s.x1, s.x2),
+                     None, COORDINATE_STATS, scans=scans)._replace(facts=facts)
 
 
 SPEC = SamplerSpec(

@@ -23,6 +23,7 @@ slow one are not counted in ``cost`` but recorded in ``fast_evals``.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import partial
 from typing import Any, Literal, Self
 
 import jax
@@ -30,10 +31,9 @@ import jax.numpy as jnp
 import numpy as np
 from pydantic import Field, PositiveFloat, PositiveInt
 
-from tempering.algorithms.base import Algorithm, Headline, Stat
+from tempering.algorithms.base import Algorithm, Headline, Stat, step_scans, warmup_by_scans
 from tempering.algorithms.ensemble.algorithm import (
     back_to_state,
-    fixed_warmup,
     initial_state,
     step_info,
     to_ensemble,
@@ -148,14 +148,14 @@ def build(model: Model, options: EnsembleOptions) -> Algorithm:
             "effective_members": effective})
 
     target = float(getattr(options.inner_options(), "target_accept", 0.8))
-    warmup = (adaptive_warmup(step, target) if adapt
-              else fixed_warmup(step))
+    scans = None if adapt else step_scans(step)  # fixed scales: the step is the warmup
+    warmup = adaptive_warmup(step, target) if scans is None else partial(warmup_by_scans, scans)
     facts = {"fast": options.fast, "slow_variables": list(split.slow_names),
              "fast_variables": list(split.fast_names), "ensemble_size": K}
     return Algorithm(lambda key, position: initial_state(split, position),
                      warmup, step,
                      lambda s: split.join(s.x1, s.x2), kernel_params, ENSEMBLE_STATS,
-                     headline=HEADLINE)._replace(facts=facts)
+                     headline=HEADLINE, scans=scans)._replace(facts=facts)
 
 
 def ensemble_summary(stats: StatArrays) -> dict[str, Any]:

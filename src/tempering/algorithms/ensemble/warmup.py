@@ -16,7 +16,8 @@ iteration instead, written by hand around it:
 
 Metropolis slow updates (``coordinate_rwm``, ``rwm``) take their proposal scales as options, as
 in the paper, and warm up with the parameters unchanged
-(:func:`~tempering.algorithms.ensemble.algorithm.fixed_warmup`).
+(:func:`~tempering.algorithms.base.step_scans`: the warmup's scans are the step itself, in
+the run's one program).
 """
 
 from __future__ import annotations

@@ -19,7 +19,7 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 
-from tempering.algorithms.base import Scans
+from tempering.algorithms.base import Scans, step_scans
 from tempering.algorithms.rung_axis import over_rungs, rung_costs
 from tempering.algorithms.rungs import rung_slice, warmup_rung
 from tempering.kernels.base import BoundKernel
@@ -31,11 +31,11 @@ def tt_scans(ladder: TemperingLadder, bound: BoundKernel, step: Callable,
              restart: Callable[[Any, Any], Any]) -> Scans:
     """TT's warmup and sampling as one loop body over ``step`` (module docstring); ``restart``
     makes the TT state from level 0's adapted inner state and the old TT state."""
+    if bound.warmup is None:
+        return step_scans(step)
 
     def begin(key, state, params, warming, num_steps):
         zero = jnp.zeros(())
-        if bound.warmup is None:
-            return state, params, (), zero
 
         def adapt():
             current, tuned, cost = warm_levels(ladder, bound, key, state, params, num_steps)
@@ -46,9 +46,6 @@ def tt_scans(ladder: TemperingLadder, bound: BoundKernel, step: Callable,
 
     def scan(key, t, state, params, carry, warming, num_steps):
         del t, num_steps
-        if bound.warmup is None:
-            state, info = step(key, state, params)
-            return state, params, carry, info
         _, shapes = jax.eval_shape(step, key, state, params)
         still = jax.tree.map(lambda a: jnp.zeros(a.shape, a.dtype), shapes)
         state, info = jax.lax.cond(warming, lambda: (state, still),
