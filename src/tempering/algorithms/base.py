@@ -35,6 +35,8 @@ import jax.numpy as jnp
 import numpy as np
 from pydantic import BaseModel
 
+from tempering.numerics import like
+
 Array = jax.Array
 
 
@@ -205,6 +207,41 @@ def step_scans(step: Callable[..., tuple[Any, AlgorithmInfo]]) -> Scans:
         return state, params, carry, info
 
     return Scans(begin, scan)
+
+
+def begin_then_step(begin: Callable[..., tuple[Any, Any, Array]],
+                    step: Callable[..., tuple[Any, AlgorithmInfo]],
+                    idle: Callable[[int], int]) -> Scans:
+    """The :class:`Scans` of an algorithm whose warmup starts with work of its own: ``begin``
+    (key, state, params, num_steps) ↦ (state, params, cost) runs when warming (a ``cond`` on
+    ``warming``: a sampling call skips it) and stands for the first ``idle(num_steps)`` warming
+    scans, which then make no move; every other scan is ``step``, the one copy of it in the
+    program. (TT's per-level adaptation stands for the whole warmup, the discretizing chain's
+    run of R on π* for its first half.)"""
+
+    def start(key, state, params, warming, num_steps):
+        zero = jnp.zeros(())
+        if idle(num_steps) == 0:
+            return state, params, (), zero
+
+        def run():
+            new_state, new_params, cost = begin(key, state, params, num_steps)
+            return new_state, like(new_params, params), cost.astype(zero.dtype)
+
+        state, params, cost = jax.lax.cond(warming, run, lambda: (state, params, zero))
+        return state, params, (), cost
+
+    def scan(key, t, state, params, carry, warming, num_steps):
+        if idle(num_steps) == 0:
+            state, info = step(key, state, params)
+            return state, params, carry, info
+        _, shapes = jax.eval_shape(step, key, state, params)
+        still = jax.tree.map(lambda a: jnp.zeros(a.shape, a.dtype), shapes)
+        state, info = jax.lax.cond(warming & (t < idle(num_steps)), lambda: (state, still),
+                                   lambda: step(key, state, params))
+        return state, params, carry, info
+
+    return Scans(start, scan)
 
 
 def warmup_by_scans(scans: Scans, key: Array, state: Any, params: Any, num_steps: int

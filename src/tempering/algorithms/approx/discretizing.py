@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping
+from functools import partial
 from typing import Any, Literal, NamedTuple, Self
 
 import jax
@@ -50,7 +51,14 @@ import numpy as np
 from pydantic import Field, PositiveInt, field_validator
 
 from tempering.algorithms.approx.pilot import MIN_ACCEPT, choose_m
-from tempering.algorithms.base import Algorithm, AlgorithmInfo, Headline, Stat
+from tempering.algorithms.base import (
+    Algorithm,
+    AlgorithmInfo,
+    Headline,
+    Stat,
+    begin_then_step,
+    warmup_by_scans,
+)
 from tempering.algorithms.options import ApproximationOptions
 from tempering.algorithms.spec import SamplerSpec, StatArrays
 from tempering.gp.approx import draw_subset
@@ -222,26 +230,21 @@ def discretizing_chain(target: Rung, approx: Rung, bound: BoundKernel, *, r: int
         cost = chain.n_pi * target.cost + chain.n_approx * approx.cost
         return DCState(current, log_pi), AlgorithmInfo(chain.accepted / r, cost, log_pi, stats)
 
-    def warmup(key, state, params, num_steps):
-        """The first half of the steps run R alone on π* (its own invariant density), adapting it
-        when the kernel adapts (``adapt_step_size``); the rest are the sampler's own steps.
+    def on_approx(key, state, params, num_steps):
+        """The first half of the warmup (``begin_then_step``'s begin) runs R alone on π* (its
+        own invariant density), adapting it when the kernel adapts (``adapt_step_size``); the
+        rest are the sampler's own steps.
 
         From a start in π's tails, where π/π* varies wildly, mark moves are all rejected (a
         Nyström chain on GP-ARD never left its starting draws), while R on π* leads the chain to
         π*'s bulk — near π's when π* is good there, which is what the ``m="auto"`` pilot checks.
         Warmup draws are discarded, so exactness is untouched."""
-        cost = jnp.zeros(())
-        if num_steps >= 2:
-            k_adapt, key = jax.random.split(key)
-            state, params, cost = warm_on_approx(k_adapt, state, params, num_steps // 2, bound,
-                                                 target, approx)
-            num_steps -= num_steps // 2
-        state, more = run_steps(lambda k, st: step(k, st, params), key, state, num_steps,
-                                lambda info: info.cost)
-        return state, params, cost + more
+        return warm_on_approx(key, state, params, num_steps // 2, bound, target, approx)
 
-    return Algorithm(init, warmup, step, lambda st: st.current.position, bound.params,
-                     DC_STATS, headline=DC_HEADLINE)
+    scans = begin_then_step(on_approx, step, lambda num_steps: num_steps // 2)
+    return Algorithm(init, partial(warmup_by_scans, scans), step,
+                     lambda st: st.current.position, bound.params, DC_STATS,
+                     headline=DC_HEADLINE, scans=scans)
 
 
 # --------------------------------------------------------------------------- the sampler

@@ -19,12 +19,11 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 
-from tempering.algorithms.base import Scans, step_scans
+from tempering.algorithms.base import Scans, begin_then_step, step_scans
 from tempering.algorithms.rung_axis import over_rungs, rung_costs
 from tempering.algorithms.rungs import rung_slice, warmup_rung
 from tempering.kernels.base import BoundKernel
 from tempering.ladders import TemperingLadder
-from tempering.numerics import like
 
 
 def tt_scans(ladder: TemperingLadder, bound: BoundKernel, step: Callable,
@@ -34,25 +33,11 @@ def tt_scans(ladder: TemperingLadder, bound: BoundKernel, step: Callable,
     if bound.warmup is None:
         return step_scans(step)
 
-    def begin(key, state, params, warming, num_steps):
-        zero = jnp.zeros(())
+    def adapt(key, state, params, num_steps):
+        current, tuned, cost = warm_levels(ladder, bound, key, state, params, num_steps)
+        return restart(current, state), tuned, cost
 
-        def adapt():
-            current, tuned, cost = warm_levels(ladder, bound, key, state, params, num_steps)
-            return restart(current, state), like(tuned, params), cost.astype(zero.dtype)
-
-        state, params, cost = jax.lax.cond(warming, adapt, lambda: (state, params, zero))
-        return state, params, (), cost
-
-    def scan(key, t, state, params, carry, warming, num_steps):
-        del t, num_steps
-        _, shapes = jax.eval_shape(step, key, state, params)
-        still = jax.tree.map(lambda a: jnp.zeros(a.shape, a.dtype), shapes)
-        state, info = jax.lax.cond(warming, lambda: (state, still),
-                                   lambda: step(key, state, params))
-        return state, params, carry, info
-
-    return Scans(begin, scan)
+    return begin_then_step(adapt, step, lambda num_steps: num_steps)
 
 
 def warm_levels(ladder: TemperingLadder, bound: BoundKernel, key: jax.Array, state: Any,
