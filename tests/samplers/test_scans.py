@@ -1,7 +1,7 @@
 """The generic warmups as scans (``base.step_scans``, ``base.begin_then_step``), on a toy
-algorithm whose state counts its steps and sums their keys' first word: a warmup of W scans is
-``begin``'s work and then exactly the steps that the idle scans do not stand for, each with the
-key the program gives scan t, and a sampling scan is the step whatever t is."""
+algorithm whose state counts its steps and sums their keys' first word: a warmup of W steps is
+``begin``'s work (the first ``done(W)`` steps) and then exactly the W − done(W) steps left, each
+with the key the program gives scan t, and a sampling scan is the step."""
 
 from __future__ import annotations
 
@@ -48,19 +48,20 @@ def test_step_scans_warm_up_with_the_step_itself():
 
 
 @pytest.mark.parametrize("idle", [0, 3, 6])
-def test_begin_then_step_runs_begin_then_the_scans_it_does_not_stand_for(idle):
+def test_begin_then_step_runs_begin_then_the_steps_it_did_not_do(idle):
     key, params = jax.random.key(5), {"cost": jnp.asarray(0.5)}
     scans = begin_then_step(_begin, _step, lambda num_steps: min(idle, num_steps))
     state, out, cost = warmup_by_scans(scans, key, START, params, 6)
     began = 0 if idle == 0 else 600  # begin runs only when it stands for some scans
     tuned = params["cost"] * (1 if idle == 0 else 2)
-    expected = _expected(key, (START[0] + began, START[1]), {"cost": tuned}, idle, 6)
+    expected = _expected(key, (START[0] + began, START[1]), {"cost": tuned}, 0, 6 - idle)
+    assert scans.warming_scans(6) == 6 - idle
     assert int(state[0]) == began + 6 - idle and float(state[1]) == float(expected[1])
     assert float(out["cost"]) == float(tuned)
     assert float(cost) == pytest.approx((7.0 if idle else 0.0) + (6 - idle) * float(tuned))
 
 
-def test_a_sampling_scan_is_the_step_even_at_an_idle_index():
+def test_a_sampling_scan_is_the_step():
     key, params = jax.random.key(7), {"cost": jnp.asarray(0.5)}
     scans = begin_then_step(_begin, _step, lambda num_steps: num_steps)
     state, out, _, info = scans.scan(key, jnp.asarray(0), START, params, (),

@@ -171,15 +171,21 @@ class Scans(NamedTuple):
     startup
         Warming scans before the warmup's ``num_steps`` (EE's ladder start-up, which brings
         the levels in one by one): a warmup of ``num_steps`` runs ``startup + num_steps`` scans.
+    done_in_begin
+        ``num_steps`` ↦ how many of the warmup's steps ``begin`` did itself (TT's per-level
+        adaptation, the discretizing chain's run of R on π*), which the warming scans then
+        leave out; ``None``: none.
     """
 
     begin: Callable[..., tuple[Any, Any, Any, Array]]
     scan: Callable[..., tuple[Any, Any, Any, AlgorithmInfo]]
     startup: int = 0
+    done_in_begin: Callable[[int], int] | None = None
 
     def warming_scans(self, num_steps: int) -> int:
         """The scans of a warmup of ``num_steps``."""
-        return self.startup + int(num_steps)
+        done = 0 if self.done_in_begin is None else self.done_in_begin(int(num_steps))
+        return self.startup + int(num_steps) - done
 
 
 #: The ``fold_in`` datum of a warmup's begin key: scan t's key folds in t, and no warmup runs
@@ -211,17 +217,17 @@ def step_scans(step: Callable[..., tuple[Any, AlgorithmInfo]]) -> Scans:
 
 def begin_then_step(begin: Callable[..., tuple[Any, Any, Array]],
                     step: Callable[..., tuple[Any, AlgorithmInfo]],
-                    idle: Callable[[int], int]) -> Scans:
+                    done: Callable[[int], int]) -> Scans:
     """The :class:`Scans` of an algorithm whose warmup starts with work of its own: ``begin``
     (key, state, params, num_steps) ↦ (state, params, cost) runs when warming (a ``cond`` on
-    ``warming``: a sampling call skips it) and stands for the first ``idle(num_steps)`` warming
-    scans, which then make no move; every other scan is ``step``, the one copy of it in the
-    program. (TT's per-level adaptation stands for the whole warmup, the discretizing chain's
-    run of R on π* for its first half.)"""
+    ``warming``: a sampling call skips it) and does the first ``done(num_steps)`` of the
+    warmup's steps (:attr:`Scans.done_in_begin`: the warming scans leave them out); every scan
+    is ``step``, the one copy of it in the program. (TT's per-level adaptation does the whole
+    warmup, the discretizing chain's run of R on π* its first half.)"""
 
     def start(key, state, params, warming, num_steps):
         zero = jnp.zeros(())
-        if idle(num_steps) == 0:
+        if done(num_steps) == 0:
             return state, params, (), zero
 
         def run():
@@ -231,17 +237,7 @@ def begin_then_step(begin: Callable[..., tuple[Any, Any, Array]],
         state, params, cost = jax.lax.cond(warming, run, lambda: (state, params, zero))
         return state, params, (), cost
 
-    def scan(key, t, state, params, carry, warming, num_steps):
-        if idle(num_steps) == 0:
-            state, info = step(key, state, params)
-            return state, params, carry, info
-        _, shapes = jax.eval_shape(step, key, state, params)
-        still = jax.tree.map(lambda a: jnp.zeros(a.shape, a.dtype), shapes)
-        state, info = jax.lax.cond(warming & (t < idle(num_steps)), lambda: (state, still),
-                                   lambda: step(key, state, params))
-        return state, params, carry, info
-
-    return Scans(start, scan)
+    return Scans(start, step_scans(step).scan, done_in_begin=done)
 
 
 def warmup_by_scans(scans: Scans, key: Array, state: Any, params: Any, num_steps: int

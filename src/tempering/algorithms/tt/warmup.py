@@ -6,9 +6,9 @@ warmup and the sampling (issue 44) and the TT step is compiled once:
   transitions at the given parameters, each scan the sampling step itself;
 - an inner kernel that adapts (``adapt_step_size``, NUTS): ``begin`` adapts every level's kernel
   on its own density from the current level-0 position (:func:`warm_levels`; all rungs as one
-  batch on a power ladder) and level 0's adapted state becomes the current one; the W warming
-  scans then make no move (a ``cond`` on ``warming``, which is not batched), as the adaptation
-  already spent the warmup's budget on every level.
+  batch on a power ladder) and level 0's adapted state becomes the current one; that is the
+  whole warmup (:func:`~tempering.algorithms.base.begin_then_step`: it does all W steps, so no
+  warming scan follows), as the adaptation spends the warmup's budget on every level.
 """
 
 from __future__ import annotations
