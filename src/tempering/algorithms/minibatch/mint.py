@@ -29,6 +29,7 @@ each batch, reading (a) carries it.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import partial
 from typing import Any, Literal, Self
 
 import jax
@@ -36,7 +37,7 @@ import jax.numpy as jnp
 import numpy as np
 from pydantic import Field, PositiveInt, model_validator
 
-from tempering.algorithms.base import Algorithm, AlgorithmInfo, Stat
+from tempering.algorithms.base import Algorithm, AlgorithmInfo, Stat, step_scans, warmup_by_scans
 from tempering.algorithms.options import InnerOptions
 from tempering.algorithms.spec import SamplerSpec, StatArrays
 from tempering.errors import UserInputError
@@ -179,8 +180,7 @@ def build(model: Model, options: MintOptions) -> Algorithm:
     target = options.target(model)
     _, bound = options.bind_inner(model.dim)
     extras = dict(options.model_extra or {})
-    warmup = mint_warmup(target, bound, options.reading, bool(extras.get("adapt_step_size")),
-                         float(extras.get("target_accept", 0.3)))
+    adapt = bool(extras.get("adapt_step_size")) and "step_size" in bound.params
 
     def init(key, position):
         return mint_init(target, bound, key, position)
@@ -191,8 +191,14 @@ def build(model: Model, options: MintOptions) -> Algorithm:
                                     info.n_evals * target.cost, state.logdensity,
                                     mint_stats(target, options.reading, state))
 
+    # without adaptation the warmup is MINT's own step: one program runs both (base.step_scans)
+    scans = None if adapt else step_scans(step)
+    warmup = (mint_warmup(target, bound, options.reading, adapt,
+                          float(extras.get("target_accept", 0.3)))
+              if scans is None else partial(warmup_by_scans, scans))
     return Algorithm(init, warmup, step, lambda state: state.position, bound.params,
-                     stats_in_force(options.reading), facts=mint_facts(model, options))
+                     stats_in_force(options.reading), facts=mint_facts(model, options),
+                     scans=scans)
 
 
 def mint_facts(model: Model, options: MintOptions) -> dict[str, Any]:
