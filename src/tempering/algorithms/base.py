@@ -198,6 +198,20 @@ def begin_key(key: Array) -> Array:
     return jax.random.fold_in(key, BEGIN)
 
 
+def when_warming(warming: Array, work: Callable[[], tuple[Any, Any, Array]], state: Any,
+                 params: Any) -> tuple[Any, Any, Array]:
+    """(state, params, cost) after ``work`` — a warmup's own start (a pilot, an adaptation)
+    returning them — when ``warming``, else unchanged at zero cost: a ``cond`` that a sampling
+    call of the one program skips, the tuned parameters kept in ``params``' dtypes."""
+    zero = jnp.zeros(())
+
+    def run():
+        new_state, new_params, cost = work()
+        return new_state, like(new_params, params), jnp.asarray(cost).astype(zero.dtype)
+
+    return jax.lax.cond(warming, run, lambda: (state, params, zero))
+
+
 def step_scans(step: Callable[..., tuple[Any, AlgorithmInfo]]) -> Scans:
     """The :class:`Scans` of an algorithm whose warmup is its sampling step run ``num_steps``
     times at fixed parameters (a burn-in): ``begin`` starts nothing and every scan, warming or
@@ -226,15 +240,10 @@ def begin_then_step(begin: Callable[..., tuple[Any, Any, Array]],
     warmup, the discretizing chain's run of R on π* its first half.)"""
 
     def start(key, state, params, warming, num_steps):
-        zero = jnp.zeros(())
         if done(num_steps) == 0:
-            return state, params, (), zero
-
-        def run():
-            new_state, new_params, cost = begin(key, state, params, num_steps)
-            return new_state, like(new_params, params), cost.astype(zero.dtype)
-
-        state, params, cost = jax.lax.cond(warming, run, lambda: (state, params, zero))
+            return state, params, (), jnp.zeros(())
+        state, params, cost = when_warming(
+            warming, lambda: begin(key, state, params, num_steps), state, params)
         return state, params, (), cost
 
     return Scans(start, step_scans(step).scan, done_in_begin=done)

@@ -31,7 +31,7 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 
-from tempering.algorithms.base import Scans
+from tempering.algorithms.base import Scans, when_warming
 from tempering.algorithms.equi_energy.levels import Levels, flag_value, when
 from tempering.numerics import like
 
@@ -117,13 +117,8 @@ def make_scans(ladder: Any, dual_averaging: Callable) -> Scans:
 
     def begin(key, state, params, warming, num_steps):
         del num_steps
-        zero = jnp.zeros(())
-
-        def run():
-            moved, tuned, cost = pilot(ladder, key, state, params)
-            return moved, like(tuned, params), cost.astype(zero.dtype)
-
-        state, params, cost = jax.lax.cond(warming, run, lambda: (state, params, zero))
+        state, params, cost = when_warming(warming, lambda: pilot(ladder, key, state, params),
+                                           state, params)
         return state, params, jax.vmap(da_init)(jnp.ones(L)), cost
 
     def scan(key, t, state, params, da, warming, num_steps):

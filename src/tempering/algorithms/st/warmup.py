@@ -27,7 +27,7 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 
-from tempering.algorithms.base import Scans
+from tempering.algorithms.base import Scans, when_warming
 from tempering.algorithms.st.family import TemperedFamily
 from tempering.algorithms.st.pseudo_prior import (
     count_correction,
@@ -56,15 +56,14 @@ def st_scans(family: TemperedFamily, ks: Array, step: Callable, with_pilot: bool
     def begin(key, state, params, warming, num_steps):
         counts = jnp.zeros(m)
         n_pilot = pilot_steps(num_steps, with_pilot)
-        zero = jnp.zeros(())
         if n_pilot == 0:
-            return state, params, counts, zero
+            return state, params, counts, jnp.zeros(())
 
         def run():
             inner, tuned, cost = pilot(family, ks, key, state.inner.position, params, n_pilot)
-            return restart(inner), like(tuned, params), cost.astype(zero.dtype)
+            return restart(inner), tuned, cost
 
-        state, params, cost = jax.lax.cond(warming, run, lambda: (state, params, zero))
+        state, params, cost = when_warming(warming, run, state, params)
         return state, params, counts, cost
 
     def scan(key, t, state, params, counts, warming, num_steps):
