@@ -15,7 +15,6 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 import jax
-import jax.extend.core
 import jax.numpy as jnp
 import numpy as np
 
@@ -224,6 +223,10 @@ def traced_once(fn: Any, *args: Any) -> tuple[Any, Any]:
     before the loop (the records a chunk fills) is traced once this way, not once by
     ``jax.eval_shape`` and again by the loop (0.2–0.5 s of a cold PT run's tracing)."""
     closed, shapes = jax.make_jaxpr(fn, return_shape=True)(*args)
-    replay = jax.extend.core.jaxpr_as_fun(closed)
     tree = jax.tree.structure(shapes)
-    return (lambda *xs: jax.tree.unflatten(tree, replay(*jax.tree.leaves(xs)))), shapes
+
+    def replay(*xs: Any) -> Any:  # jax.core's: jax.extend would import Pallas (40 ms)
+        leaves = jax.core.eval_jaxpr(closed.jaxpr, closed.consts, *jax.tree.leaves(xs))
+        return jax.tree.unflatten(tree, leaves)
+
+    return replay, shapes
