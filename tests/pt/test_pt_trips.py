@@ -15,7 +15,13 @@ import numpy as np
 
 from tempering.algorithms.pt.legs import prior_round_trips, trips_per_chain
 from tempering.algorithms.pt.summary import swap_lines
-from tempering.summary.checks import TRIP_ESS_SHARE, trip_warnings
+from tempering.summary.checks import (
+    DEAD_LEG_SHARE,
+    MIN_LEG_TRIPS,
+    TRIP_ESS_SHARE,
+    leg_warnings,
+    trip_warnings,
+)
 
 #: 3 rungs, target 0 (a one-leg line β = 1, 0.5, 0): the replica id on each rung per draw, two
 #: chains. Chain 0: replica 0 walks 0 → 1 → 2 → 1 → 0 (one trip through the prior); replica 2
@@ -91,3 +97,27 @@ def test_the_count_is_the_walked_definition_on_random_index_processes():
                           for _ in range(chains)])
         target, end = rng.choice(rungs, 2, replace=False)
         assert trips_per_chain(index, target, end).tolist() == walked_trips(index, target, end)
+
+
+def stabilized(q_trips: int, prior_trips: int) -> dict:
+    return {"reference": "stabilized", "legs": [
+        {"name": "variational", "betas": [0.0, 0.3, 1.0], "round_trips": q_trips},
+        {"name": "prior", "betas": [1.0, 0.5, 0.1, 0.0], "round_trips": prior_trips}]}
+
+
+def test_a_variational_leg_without_round_trips_warns_and_names_the_prior_reference():
+    """Tall label switching's legs (1 trip against 79) warn; legs that both carry trips, a
+    prior leg with too few to compare, and one-leg paths do not."""
+    (line,) = leg_warnings(stabilized(1, 79))
+    assert "made 1 round trip against the prior leg's 79" in line
+    assert "its 2 rungs" in line and "reference=prior" in line
+    assert leg_warnings(stabilized(197, 210)) == []  # label switching, n = 150
+    assert leg_warnings(stabilized(441, 44)) == []  # the spike and slab
+    edge = int(DEAD_LEG_SHARE * 100)
+    assert leg_warnings(stabilized(edge, 100)) == [] and leg_warnings(stabilized(edge - 1, 100))
+    assert leg_warnings(stabilized(0, MIN_LEG_TRIPS - 1)) == []
+    assert leg_warnings({"reference": "prior"}) == []
+    without_index = stabilized(1, 79)
+    for leg in without_index["legs"]:
+        del leg["round_trips"]
+    assert leg_warnings(without_index) == []

@@ -22,6 +22,10 @@ naming the problem and its numbers:
   posterior (a narrow mode) and its share rests on the few replicas holding it. (No statistic
   of the run sees a mode that every chain misses: the R-hat check and this one need a chain
   that found it.)
+* for a PT run on a stabilized path, a variational leg that made under :data:`DEAD_LEG_SHARE`
+  (10%) of the prior leg's round trips, the prior leg having made :data:`MIN_LEG_TRIPS` (20) or
+  more: q, a Gaussian fitted to the target in warmup, is too far from it to bring replicas back,
+  so its rungs cost work without mixing, and the line names ``reference=prior``;
 * for a run summarised by importance tempering, an importance-sampling ESS of the chosen
   weights under 100 per chain, or under :data:`IS_ESS_SHARE` (1%) of the weighted draws (a few
   draws carry most of the weight). The IS ESS ignores autocorrelation, so it bounds the effective
@@ -63,6 +67,14 @@ IS_ESS_SHARE = 0.01
 #: of the 12-D three-mode ``gauss_mixture`` (4 × 4 000 and 4 × 16 000 draws; issue 44): runs whose
 #: modes mixed had ESS ≥ 1.9 × the trips, runs that lost the narrow mode 0.02–0.34 ×.
 TRIP_ESS_SHARE = 1.0
+#: A variational leg with under this share of the prior leg's round trips warns. Measured
+#: (2026-11-28, default ``pt``, 4 × 1000 draws): tall label switching (``mixture``, n = 10⁴)
+#: 1 against 79 — its q, fitted over several orderings, met the target only through an end pair
+#: accepting 0.05 — while the legs of every other target carried their share: label switching
+#: with n = 150, 197 and 210; the 10-D ``gauss_mixture`` 539 and 81; the spike and slab 441 and 44.
+DEAD_LEG_SHARE = 0.1
+#: ... once the prior leg has made this many round trips (fewer: too few to compare).
+MIN_LEG_TRIPS = 20
 #: ArviZ's R-hat and ESS need at least this many draws per chain.
 MIN_DRAWS = 4
 #: A stochastic-gradient run whose predicted sd is off by more than this share warns.
@@ -227,6 +239,23 @@ def trip_warnings(summary: dict[str, Any]) -> list[str]:
             f"overstate the independent visits (run longer; more rungs do not help)"]
 
 
+def leg_warnings(summary: dict[str, Any]) -> list[str]:
+    """A stabilized path's variational leg with under :data:`DEAD_LEG_SHARE` of the prior
+    leg's round trips (the prior leg with :data:`MIN_LEG_TRIPS` or more)."""
+    legs = {leg["name"]: leg for leg in summary.get("legs", []) if "round_trips" in leg}
+    if summary.get("reference") != "stabilized" or set(legs) != {"variational", "prior"}:
+        return []
+    q, prior = legs["variational"], legs["prior"]
+    if prior["round_trips"] < MIN_LEG_TRIPS or q["round_trips"] >= (
+            DEAD_LEG_SHARE * prior["round_trips"]):
+        return []
+    trips = f"{q['round_trips']} round trip" + ("" if q["round_trips"] == 1 else "s")
+    return [f"the variational leg made {trips} against the prior leg's "
+            f"{prior['round_trips']}: q (a Gaussian fitted to the target in warmup) is too far "
+            f"from the target to bring replicas back, so its {len(q['betas']) - 1} rungs add "
+            f"work without mixing; reference=prior runs the prior leg alone"]
+
+
 def is_ess_warnings(summary: dict[str, Any]) -> list[str]:
     """An importance-sampling ESS under 100 per chain or under 1% of the weighted draws."""
     if "it" not in summary:
@@ -284,9 +313,10 @@ def sgmcmc_bias_warnings(idata: az.InferenceData) -> list[str]:
 def summary_warnings(summary: dict[str, Any], idata: az.InferenceData,
                      headlines: tuple[Headline, ...]) -> list[str]:
     """Every warning for the run, in the order: stuck chains (the likely cause of the rest),
-    R-hat, ESS, round trips, divergences, stochastic-gradient bias, headlines below their
-    floors, importance-sampling ESS."""
+    R-hat, ESS, round trips, a variational leg without them, divergences, stochastic-gradient
+    bias, headlines below their floors, importance-sampling ESS."""
     return [*stuck_warnings(idata), *rhat_warnings(summary), *ess_warnings(summary),
-            *trip_warnings(summary), *divergence_warnings(idata), *sgmcmc_bias_warnings(idata),
+            *trip_warnings(summary), *leg_warnings(summary), *divergence_warnings(idata),
+            *sgmcmc_bias_warnings(idata),
             *headline_warnings(headlines, summary.get("headline", {})),
             *is_ess_warnings(summary)]
