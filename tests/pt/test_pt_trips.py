@@ -110,7 +110,8 @@ def test_a_variational_leg_without_round_trips_warns_and_names_the_prior_referen
     prior leg with too few to compare, and one-leg paths do not."""
     (line,) = leg_warnings(stabilized(1, 79))
     assert "made 1 round trip against the prior leg's 79" in line
-    assert "its 2 rungs" in line and "reference=prior" in line
+    assert "the leg's 2 rungs" in line and "rests on the prior leg" in line
+    assert "reference=prior" in line
     assert leg_warnings(stabilized(197, 210)) == []  # label switching, n = 150
     assert leg_warnings(stabilized(441, 44)) == []  # the spike and slab
     edge = int(DEAD_LEG_SHARE * 100)
