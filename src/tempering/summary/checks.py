@@ -25,7 +25,9 @@ naming the problem and its numbers:
 * for a PT run on a stabilized path, a variational leg that made under :data:`DEAD_LEG_SHARE`
   (10%) of the prior leg's round trips, the prior leg having made :data:`MIN_LEG_TRIPS` (20) or
   more: q, a Gaussian fitted to the target in warmup, is too far from it to bring replicas back,
-  so its rungs cost work without mixing, and the line names ``reference=prior``;
+  so the line's round trips (the headline's) understate the mixing, which rests on the prior
+  leg, and the leg's rungs cost work that brings back no states; the line names
+  ``reference=prior``;
 * for a run summarised by importance tempering, an importance-sampling ESS of the chosen
   weights under 100 per chain, or under :data:`IS_ESS_SHARE` (1%) of the weighted draws (a few
   draws carry most of the weight). The IS ESS ignores autocorrelation, so it bounds the effective
