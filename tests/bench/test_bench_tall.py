@@ -33,6 +33,7 @@ from tempering.bench.tall.plan import (
     CONTENDERS,
     QUICK,
     Contender,
+    chosen_contenders,
     chosen_size,
     missing_option,
 )
@@ -288,3 +289,10 @@ def test_quick_bench_has_every_contender_with_the_tables_columns(capsys, tmp_pat
     assert mint["reference"]["target"].startswith("likelihood^(1/")
     assert (out / "tall-n2000-d2.png").is_file()
     assert len(list((out / "reference").glob("*.json"))) == 2
+
+
+def test_only_reads_labels_that_hold_commas():
+    """``--only`` splits at commas, yet a label with a comma in it is read whole."""
+    chosen = chosen_contenders("nuts, sgld, no control variates,sghmc")
+    assert [c.label for c in chosen] == ["nuts", "sgld, no control variates", "sghmc"]
+    assert [c.label for c in chosen_contenders("sgld")] == ["sgld"]

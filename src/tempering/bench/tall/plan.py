@@ -170,16 +170,35 @@ C = TypeVar("C", bound=Labelled)
 
 
 def chosen_among(only: str | None, contenders: Sequence[C]) -> list[C]:
-    """Every one of ``contenders``, or those named (comma-separated labels) in ``only``."""
+    """Every one of ``contenders``, or those named (comma-separated labels) in ``only``; a label
+    that holds a comma itself ("sgld, no control variates") is read whole."""
     if only is None:
         return list(contenders)
-    wanted = [p.strip() for p in only.split(",") if p.strip()]
     labels = [c.label for c in contenders]
-    unknown = [w for w in wanted if w not in labels]
+    wanted, unknown = named_labels(only, labels)
     if unknown or not wanted:
         raise UserInputError(f"--only: unknown contender {', '.join(unknown) or repr(only)} "
                              f"(choose from {', '.join(labels)})")
     return [c for c in contenders if c.label in wanted]
+
+
+def named_labels(only: str, labels: Sequence[str]) -> tuple[list[str], list[str]]:
+    """The labels ``only`` names and the names it gives that are none: split at commas, each
+    run of parts read as the longest label it starts (so a label may hold commas)."""
+    parts = [p.strip() for p in only.split(",")]
+    wanted: list[str] = []
+    unknown: list[str] = []
+    i = 0
+    while i < len(parts):
+        longest = next((j for j in range(len(parts), i, -1)
+                        if ", ".join(parts[i:j]) in labels), None)
+        if longest is None:
+            unknown += [parts[i]] if parts[i] else []
+            i += 1
+        else:
+            wanted.append(", ".join(parts[i:longest]))
+            i = longest
+    return wanted, unknown
 
 
 def chosen_contenders(only: str | None) -> list[Contender]:
