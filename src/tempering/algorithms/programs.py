@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import time
 from collections import OrderedDict
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, NamedTuple
 
 import jax
@@ -56,7 +56,7 @@ def as_key(key: int | jax.Array) -> jax.Array:
 
 
 #: The chains' start programs of the last few (model, chain count, kind of key and of start).
-_STARTS: OrderedDict[tuple, tuple[Any, Any]] = OrderedDict()
+_STARTS: OrderedDict[tuple, tuple[Any, Any, dict]] = OrderedDict()
 _INITS: OrderedDict[Any, Any] = OrderedDict()
 
 
@@ -86,6 +86,27 @@ def chain_keys(model: Any, key: int | jax.Array, chains: int, given: Any = None
     or the model's draws with the init keys), computed by one compiled call (op by op, each
     primitive would compile alone: ~1 s of a run's start). The program is kept per model and
     chain count, so a pilot's chains and the run's (PT's ``rungs=auto``) start on one."""
+    return chain_start(model, key, chains, given).result()
+
+
+class ChainStart(NamedTuple):
+    """:func:`chain_keys`'s results while their program compiles on a thread: ``shapes`` now
+    (what a caller traces its own programs with meanwhile), the arrays from :meth:`result`."""
+
+    shapes: tuple[jax.ShapeDtypeStruct, ...]
+    executable: Future
+    args: tuple
+
+    def result(self) -> tuple[jax.Array, jax.Array, jax.Array, jax.Array]:
+        """The init keys, warmup keys, sampling keys and positions (waits for the compile)."""
+        return self.executable.result()(*self.args)
+
+
+def chain_start(model: Any, key: int | jax.Array, chains: int, given: Any = None) -> ChainStart:
+    """:func:`chain_keys`, its program traced here (the model's Python stays on the caller's
+    thread) and compiled on another: XLA releases the GIL, so a pilot that traces the run's
+    program meanwhile (:func:`~tempering.algorithms.pt.pilot.shared_pilot`) hides the start's
+    compilation (0.15–0.2 s of a cold default PT run) behind its own tracing."""
     seed = int(key) if isinstance(key, int | np.integer) else None
     cache_key = (id(model), int(chains), seed is None, given is None)
     if cache_key in _STARTS and _STARTS[cache_key][0] is not model:
@@ -100,8 +121,24 @@ def chain_keys(model: Any, key: int | jax.Array, chains: int, given: Any = None
         positions = jax.vmap(model.init_position)(init_keys) if given is None else given
         return init_keys, warm_keys, sample_keys, positions
 
-    _, kept = _kept(_STARTS, cache_key, lambda: (model, start))
-    return kept(np.int64(seed) if seed is not None else key, given)
+    _, kept, executables = _kept(_STARTS, cache_key, lambda: (model, start, {}))
+    args = (np.int64(seed) if seed is not None else key, given)
+    signature = tuple((np.shape(a), str(a.dtype)) for a in jax.tree.leaves(args))
+    if signature not in executables:
+        lowered = kept.lower(*args)
+        executables[signature] = (lowered.out_info, _compiler().submit(lowered.compile))
+    shapes, executable = executables[signature]
+    return ChainStart(shapes, executable, args)
+
+
+_COMPILER: list[ThreadPoolExecutor] = []
+
+
+def _compiler() -> ThreadPoolExecutor:
+    """The process's thread for compilations that overlap tracing (:func:`chain_start`)."""
+    if not _COMPILER:
+        _COMPILER.append(ThreadPoolExecutor(max_workers=1, thread_name_prefix="compile"))
+    return _COMPILER[0]
 
 
 class Compiled:
@@ -190,9 +227,10 @@ class Compiled:
         session had, not on one compiled for another warmup)."""
         batch = warm_key.shape[0]
         if self.one_program:
-            self._start[batch] = start
+            if not any(isinstance(a, jax.ShapeDtypeStruct) for a in jax.tree.leaves(start)):
+                self._start[batch] = start
             if self._program_key(batch, warmup, length) not in self._executables:
-                self._compile_program(batch, warmup, length, sample_key, state, params)
+                self._compile_program(batch, warmup, length, start, sample_key, state, params)
             return
         chunk_args = (sample_key, state, params, np.int64(0), np.int64(length))
         jobs: list[tuple[str, Any, tuple, int]] = []
@@ -297,9 +335,9 @@ class Compiled:
             warmup = self._warmup_of.get(batch, 0)
         return ("program", warmup, length, batch)
 
-    def _compile_program(self, batch: int, warmup: int, length: int, key, state,
+    def _compile_program(self, batch: int, warmup: int, length: int, start, key, state,
                          params) -> None:
-        init_key, position = self._start[batch]
+        init_key, position = start
         args = (init_key, position, key, state, params, np.int64(0), np.int64(length),
                 np.bool_(True))
         t0 = time.perf_counter()
@@ -323,7 +361,7 @@ class Compiled:
         executable, length = self._program_for(batch, num_steps, None)
         state = jax.eval_shape(self.init, *start)
         if executable is None:
-            self._compile_program(batch, num_steps, length, key, state, params)
+            self._compile_program(batch, num_steps, length, start, key, state, params)
             executable, length = self._program_for(batch, num_steps, length)
         self._warmup_of[batch] = num_steps
         zeros = jax.tree.map(lambda a: np.zeros(a.shape, a.dtype), state)
@@ -338,7 +376,7 @@ class Compiled:
         batch = key.shape[0]
         executable, _ = self._program_for(batch, 0, length)
         if executable is None:
-            self._compile_program(batch, 0, length, key, state, params)
+            self._compile_program(batch, 0, length, self._start[batch], key, state, params)
             executable, _ = self._program_for(batch, 0, length)
         state, _, _, record = executable(*self._start[batch], key, state, params,
                                          np.int64(start), np.int64(count), np.bool_(False))

@@ -38,7 +38,7 @@ import jax
 import numpy as np
 
 from tempering.algorithms.base import Algorithm
-from tempering.algorithms.programs import Compiled, RunLayout, chain_keys
+from tempering.algorithms.programs import Compiled, RunLayout, chain_start
 from tempering.algorithms.pt.rounds import Rounds, rounds_in
 from tempering.algorithms.pt.warmup import tuning_steps
 from tempering.errors import UserInputError
@@ -259,12 +259,17 @@ def shared_pilot(model: Model, algorithm: Algorithm, layout: RunLayout, *, seed:
     last measured round), each chain's equal-barrier placement averaged over the chains."""
     compiled = Compiled.shared(algorithm, layout.thin, tall_data(model), layout.brief(model))
     batch = int(layout.batch)
-    start, warm_keys, sample_keys = pilot_keys(model, seed, batch)
+    # the chains' start compiles on a thread while the run's program is traced with its shapes
+    pending = chain_start(model, seed, batch)
+    init_keys, warm_keys, sample_keys, positions = pending.shapes
     params = jax.device_put(jax.tree.map(
         lambda p: np.broadcast_to(np.asarray(p), (batch, *np.shape(p))), algorithm.params))
-    shapes = jax.eval_shape(jax.vmap(algorithm.init), *start)
+    shapes = jax.eval_shape(jax.vmap(algorithm.init), init_keys, positions)
     t0 = time.perf_counter()
-    compiled.prepare(start, warm_keys, sample_keys, shapes, params, layout.warmup, layout.chunk)
+    compiled.prepare((init_keys, positions), warm_keys, sample_keys, shapes, params,
+                     layout.warmup, layout.chunk)
+    init_keys, warm_keys, sample_keys, positions = pending.result()
+    start = (init_keys, positions)
     t1 = time.perf_counter()
     _, warmed, cost = jax.block_until_ready(
         compiled.warmup(start, warm_keys, params, layout.warmup))
@@ -305,6 +310,6 @@ def leg_counts(line: np.ndarray, rejections: np.ndarray, choose_rungs: bool) -> 
 def pilot_keys(model: Model, seed: int, batch: int) -> tuple[tuple, jax.Array, jax.Array]:
     """The pilot chains' (init keys, positions), warmup keys and sampling keys: those of a run
     of ``batch`` chains with seed ``seed``, by the run's own compiled start
-    (:func:`~tempering.algorithms.programs.chain_keys`)."""
-    init_keys, warm_keys, sample_keys, positions = chain_keys(model, seed, batch)
+    (:func:`~tempering.algorithms.programs.chain_start`)."""
+    init_keys, warm_keys, sample_keys, positions = chain_start(model, seed, batch).result()
     return (init_keys, positions), warm_keys, sample_keys
