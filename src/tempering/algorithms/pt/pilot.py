@@ -38,7 +38,7 @@ import jax
 import numpy as np
 
 from tempering.algorithms.base import Algorithm
-from tempering.algorithms.programs import Compiled, RunLayout, chain_start
+from tempering.algorithms.programs import Compiled, RunLayout, chain_init, chain_start
 from tempering.algorithms.pt.rounds import Rounds, rounds_in
 from tempering.algorithms.pt.warmup import tuning_steps
 from tempering.errors import UserInputError
@@ -264,7 +264,8 @@ def shared_pilot(model: Model, algorithm: Algorithm, layout: RunLayout, *, seed:
     init_keys, warm_keys, sample_keys, positions = pending.shapes
     params = jax.device_put(jax.tree.map(
         lambda p: np.broadcast_to(np.asarray(p), (batch, *np.shape(p))), algorithm.params))
-    shapes = jax.eval_shape(jax.vmap(algorithm.init), init_keys, positions)
+    # the jitted start (chain_init) is traced once here and reused by the program's trace
+    shapes = jax.eval_shape(jax.vmap(chain_init(algorithm)), init_keys, positions)
     t0 = time.perf_counter()
     compiled.prepare((init_keys, positions), warm_keys, sample_keys, shapes, params,
                      layout.warmup, layout.chunk)
