@@ -261,15 +261,15 @@ def shared_pilot(model: Model, algorithm: Algorithm, layout: RunLayout, *, seed:
     batch = int(layout.batch)
     # the chains' start compiles on a thread while the run's program is traced with its shapes
     pending = chain_start(model, seed, batch)
-    init_keys, warm_keys, sample_keys, positions = pending.shapes
+    init_shape, warm_shape, sample_shape, position_shape = pending.shapes
     params = jax.device_put(jax.tree.map(
         lambda p: np.broadcast_to(np.asarray(p), (batch, *np.shape(p))), algorithm.params))
     # the jitted start (chain_init) is traced once here and reused by the program's trace
-    shapes = jax.eval_shape(jax.vmap(chain_init(algorithm)), init_keys, positions)
+    shapes = jax.eval_shape(jax.vmap(chain_init(algorithm)), init_shape, position_shape)
     t0 = time.perf_counter()
-    compiled.prepare((init_keys, positions), warm_keys, sample_keys, shapes, params,
+    compiled.prepare((init_shape, position_shape), warm_shape, sample_shape, shapes, params,
                      layout.warmup, layout.chunk)
-    init_keys, warm_keys, sample_keys, positions = pending.result()
+    init_keys, warm_keys, _, positions = pending.result()
     start = (init_keys, positions)
     t1 = time.perf_counter()
     _, warmed, cost = jax.block_until_ready(
