@@ -222,9 +222,11 @@ class Compiled:
         chunk's tracing overlaps its compilation, and with two free cores the pair costs about
         the warmup's tracing and compilation. ``start`` is the chains' (init keys, positions);
         ``state`` may be shapes only (``jax.ShapeDtypeStruct``s), as before a warmup, which
-        starts the chains itself. With one program, it is compiled for the run's ``warmup``
-        even when the chains are ``warmed`` (a resumed run samples on the executable its first
-        session had, not on one compiled for another warmup)."""
+        starts the chains itself; so may ``start`` and the keys with one program (a pilot whose
+        chains' start still compiles, :func:`chain_start`): the program is compiled, and the
+        start is kept by the warmup that runs it. With one program, it is compiled for the
+        run's ``warmup`` even when the chains are ``warmed`` (a resumed run samples on the
+        executable its first session had, not on one compiled for another warmup)."""
         batch = warm_key.shape[0]
         if self.one_program:
             if not any(isinstance(a, jax.ShapeDtypeStruct) for a in jax.tree.leaves(start)):
@@ -393,7 +395,8 @@ class Compiled:
 
         The chains are a ``vmap`` inside the loop over draws, not around it: a loop batched from
         outside is batched by JAX's ``while`` rule, which batches its body until the carry's
-        batched parts stop changing (0.3–0.4 s of a cold PT run's tracing)."""
+        batched parts stop changing (about 0.1–0.2 s of a cold default PT run's tracing and
+        lowering)."""
         algorithm, scans, thin = self.algorithm, self.algorithm.scans, self.thin
         assert scans is not None
         state = jax.lax.cond(warming, lambda: jax.vmap(self._init_chain)(init_key, position),
