@@ -19,7 +19,7 @@ SRC = Path(tempering.__file__).parent
 #: Layers from the bottom; a module may import its own layer and the ones below.
 LAYERS = (
     ("errors", "numerics", "precision", "registry", "config", "lapack_batching", "compile_cache",
-     "jax_setup",
+     "jax_setup", "starts",
      "lazy_arviz"),
     ("data",),
     ("gp",),

@@ -4,7 +4,7 @@
 The ``rungs=auto`` pilot runs the run's own program (:mod:`tempering.algorithms.pt.capacity`):
 building the sampler compiles the pilot chains' start and PT's one program (warmup, which starts
 the chains itself, and sampling: :class:`~tempering.algorithms.base.Scans`), for the run's
-layout, and the chains' start (:func:`~tempering.algorithms.programs.chain_keys`: the pilot's
+layout, and the chains' start (:func:`~tempering.starts.chain_keys`: the pilot's
 chains are the run's); the run then compiles only the constrained draws at the end. Nothing
 runs op by op: an eager ``jnp`` call in a builder or the driver compiles a program of its own,
 and shows up here."""

@@ -1,13 +1,13 @@
 """The chain-batched, ahead-of-time compiled programs of an algorithm (:class:`Compiled`): what
 the driver runs, and what a pilot that shares the run's programs runs before it
-(:meth:`Compiled.shared`); and the chains' start (:func:`chain_keys`), one program per model and
-chain count for the same reason."""
+(:meth:`Compiled.shared`); and one jitted ``init`` per algorithm (:func:`chain_init`). The chains'
+keys and starting positions are :mod:`tempering.starts`'s."""
 
 from __future__ import annotations
 
 import time
 from collections import OrderedDict
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any, NamedTuple
 
 import jax
@@ -16,6 +16,7 @@ import numpy as np
 
 from tempering.algorithms.base import Algorithm, begin_key
 from tempering.numerics import brief_run, compile_lowered, jit_once, traced_once
+from tempering.starts import kept
 
 
 class RunLayout(NamedTuple):
@@ -46,17 +47,7 @@ class RunLayout(NamedTuple):
 SHARED_ALGORITHMS = 4
 
 
-def as_key(key: int | jax.Array) -> jax.Array:
-    """A typed PRNG key from an integer seed, a typed key or a legacy uint32 key."""
-    if isinstance(key, int | np.integer):
-        return jax.random.key(int(key))
-    if jax.dtypes.issubdtype(key.dtype, jax.dtypes.prng_key):
-        return key
-    return jax.random.wrap_key_data(key)
-
-
-#: The chains' start programs of the last few (model, chain count, kind of key and of start).
-_STARTS: OrderedDict[tuple, tuple[Any, Any, dict]] = OrderedDict()
+#: The last few algorithms' jitted ``init`` (:func:`chain_init`).
 _INITS: OrderedDict[Any, Any] = OrderedDict()
 
 
@@ -65,80 +56,7 @@ def chain_init(algorithm: Algorithm) -> Any:
     so a run traces a chain's start once where it traced it three or four times (the ledger's
     and the runner's state shapes, the program's start; each a vmap of it or inside one). On
     MINTEE, whose start reads every level's batch energy, each trace took 0.1–0.3 s."""
-    return _kept(_INITS, algorithm.init, lambda: jax.jit(algorithm.init))
-
-
-def _kept(cache: OrderedDict, key: Any, make: Any) -> Any:
-    """``cache[key]``, made by ``make()`` when missing; the last :data:`SHARED_ALGORITHMS`
-    used are kept."""
-    if key not in cache:
-        cache[key] = make()
-        while len(cache) > SHARED_ALGORITHMS:
-            cache.popitem(last=False)
-    cache.move_to_end(key)
-    return cache[key]
-
-
-def chain_keys(model: Any, key: int | jax.Array, chains: int, given: Any = None
-               ) -> tuple[jax.Array, jax.Array, jax.Array, jax.Array]:
-    """Per-chain keys (chain c: ``fold_in(master, c)`` split into init, warmup and sampling
-    keys, the master key made from ``key`` by :func:`as_key`) and initial positions (``given``,
-    or the model's draws with the init keys), computed by one compiled call (op by op, each
-    primitive would compile alone: ~1 s of a run's start). The program is kept per model and
-    chain count, so a pilot's chains and the run's (PT's ``rungs=auto``) start on one."""
-    return chain_start(model, key, chains, given).result()
-
-
-class ChainStart(NamedTuple):
-    """:func:`chain_keys`'s results while their program compiles on a thread: ``shapes`` now
-    (what a caller traces its own programs with meanwhile), the arrays from :meth:`result`."""
-
-    shapes: tuple[jax.ShapeDtypeStruct, ...]
-    executable: Future
-    args: tuple
-
-    def result(self) -> tuple[jax.Array, jax.Array, jax.Array, jax.Array]:
-        """The init keys, warmup keys, sampling keys and positions (waits for the compile)."""
-        return self.executable.result()(*self.args)
-
-
-def chain_start(model: Any, key: int | jax.Array, chains: int, given: Any = None) -> ChainStart:
-    """:func:`chain_keys`, its program traced here (the model's Python stays on the caller's
-    thread) and compiled on another: XLA releases the GIL, so a pilot that traces the run's
-    program meanwhile (:func:`~tempering.algorithms.pt.pilot.shared_pilot`) hides the start's
-    compilation (0.15–0.2 s of a cold default PT run) behind its own tracing."""
-    seed = int(key) if isinstance(key, int | np.integer) else None
-    cache_key = (id(model), int(chains), seed is None, given is None)
-    if cache_key in _STARTS and _STARTS[cache_key][0] is not model:
-        del _STARTS[cache_key]  # the id of a model since collected
-
-    @jit_once
-    def start(key, given):
-        master = as_key(key) if seed is None else jax.random.key(key)
-        chain = jax.vmap(lambda c: jax.random.fold_in(master, c))(jnp.arange(chains))
-        init_keys, warm_keys, sample_keys = jnp.moveaxis(
-            jax.vmap(lambda k: jax.random.split(k, 3))(chain), 1, 0)
-        positions = jax.vmap(model.init_position)(init_keys) if given is None else given
-        return init_keys, warm_keys, sample_keys, positions
-
-    _, kept, executables = _kept(_STARTS, cache_key, lambda: (model, start, {}))
-    args = (np.int64(seed) if seed is not None else key, given)
-    signature = tuple((np.shape(a), str(a.dtype)) for a in jax.tree.leaves(args))
-    if signature not in executables:
-        lowered = kept.lower(*args)
-        executables[signature] = (lowered.out_info, _compiler().submit(lowered.compile))
-    shapes, executable = executables[signature]
-    return ChainStart(shapes, executable, args)
-
-
-_COMPILER: list[ThreadPoolExecutor] = []
-
-
-def _compiler() -> ThreadPoolExecutor:
-    """The process's thread for compilations that overlap tracing (:func:`chain_start`)."""
-    if not _COMPILER:
-        _COMPILER.append(ThreadPoolExecutor(max_workers=1, thread_name_prefix="compile"))
-    return _COMPILER[0]
+    return kept(_INITS, algorithm.init, lambda: jax.jit(algorithm.init), SHARED_ALGORITHMS)
 
 
 class Compiled:
@@ -192,8 +110,8 @@ class Compiled:
         key = (*map(id, functions), int(thin), bool(compute_bound_warmup), bool(brief))
         if key in cls._shared and _functions(cls._shared[key].algorithm) != functions:
             del cls._shared[key]  # ids of functions since collected
-        found = _kept(cls._shared, key,
-                      lambda: cls(algorithm, thin, compute_bound_warmup, brief))
+        found = kept(cls._shared, key,
+                     lambda: cls(algorithm, thin, compute_bound_warmup, brief), SHARED_ALGORITHMS)
         found.algorithm = algorithm  # the caller's facts and trim; the functions are the same
         return found
 

@@ -25,7 +25,7 @@ import jax
 import numpy as np
 
 from tempering.algorithms.base import Algorithm
-from tempering.algorithms.programs import Compiled, RunLayout, chain_init, chain_keys
+from tempering.algorithms.programs import Compiled, RunLayout, chain_init
 from tempering.errors import UserInputError
 from tempering.models import MODELS
 from tempering.models.base import Model
@@ -37,6 +37,7 @@ from tempering.run.progress import RunProgress, done_line, run_progress
 from tempering.run.runner import Checkpointing, Keys, Runner
 from tempering.run.sink import MemorySink, Sink
 from tempering.run.spec import RunSpec
+from tempering.starts import chain_keys
 
 if TYPE_CHECKING:
     import arviz as az
@@ -97,7 +98,7 @@ def _batches(ids: np.ndarray, chain_method: str) -> list[np.ndarray]:
 
 def _keys(model: Model, key: int | jax.Array, init: Any, chains: int) -> Keys:
     """Per-chain keys and initial positions
-    (:func:`~tempering.algorithms.programs.chain_keys`)."""
+    (:func:`~tempering.starts.chain_keys`)."""
     return Keys(*chain_keys(model, key, chains, _initial_positions(model, init, chains)))
 
 

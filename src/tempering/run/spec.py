@@ -27,10 +27,11 @@ import numpy as np
 
 from tempering.algorithms import get_sampler
 from tempering.algorithms.base import Algorithm
-from tempering.algorithms.programs import RunLayout, as_key
+from tempering.algorithms.programs import RunLayout
 from tempering.errors import UserInputError
 from tempering.models import get_model
 from tempering.models.base import Model
+from tempering.starts import as_key
 
 #: The attributes a run file must have to be rebuilt (``init`` may be absent: none given).
 REBUILD_ATTRS = ("model", "model_options", "sampler", "sampler_options", "seed", "chains",

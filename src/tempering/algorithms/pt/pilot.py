@@ -38,7 +38,7 @@ import jax
 import numpy as np
 
 from tempering.algorithms.base import Algorithm
-from tempering.algorithms.programs import Compiled, RunLayout, chain_init, chain_start
+from tempering.algorithms.programs import Compiled, RunLayout, chain_init
 from tempering.algorithms.pt.rounds import Rounds, rounds_in
 from tempering.algorithms.pt.warmup import tuning_steps
 from tempering.errors import UserInputError
@@ -46,6 +46,7 @@ from tempering.ladders import equal_barrier_betas, ladder_betas
 from tempering.ladders.reference import line_schedule, target_index
 from tempering.models.base import Model
 from tempering.numerics import compile_lowered, tall_data
+from tempering.starts import chain_start
 
 #: Rungs of SPT's pilot that chooses the number of rungs (Pigeons.jl's default is 10 chains).
 PILOT_RUNGS = 10
@@ -311,6 +312,6 @@ def leg_counts(line: np.ndarray, rejections: np.ndarray, choose_rungs: bool) -> 
 def pilot_keys(model: Model, seed: int, batch: int) -> tuple[tuple, jax.Array, jax.Array]:
     """The pilot chains' (init keys, positions), warmup keys and sampling keys: those of a run
     of ``batch`` chains with seed ``seed``, by the run's own compiled start
-    (:func:`~tempering.algorithms.programs.chain_start`)."""
+    (:func:`~tempering.starts.chain_start`)."""
     init_keys, warm_keys, sample_keys, positions = chain_start(model, seed, batch).result()
     return (init_keys, positions), warm_keys, sample_keys
