@@ -11,7 +11,8 @@ is its own map and lists its samplers (``SPECS``):
   as one batch (what PT, TT and the equi-energy levels share); :mod:`.cost_model` — seed 000's
   cost per iteration; :mod:`.single_kernel` — every built-in kernel as a sampler of its own;
 - :mod:`.programs` — an algorithm's chain-batched compiled programs (warmup and chunk, or one
-  program for both with ``Scans``) and the chains' start, shared by a pilot and its run;
+  program for both with ``Scans``), shared by a pilot and its run (the chains' keys and starting
+  positions are :mod:`tempering.starts`'s);
 - :mod:`.pt` — parallel tempering (``pt``, ``spt``); :mod:`.tt` — tempered transitions (``tt``,
   ``stt``, ``tt_approx``); :mod:`.st` — simulated tempering (``st``); :mod:`.approx` — the
   discretizing chain (``discretizing_chain``); :mod:`.minibatch` — mini-batch tempering and
