@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import arviz as az
+import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
@@ -174,3 +175,27 @@ def test_a_brief_run_compiles_its_one_program_to_run_once():
     run_chains(cheap, algorithm, key=0, chains=8, draws=10, warmup=10, progress=False,
                chain_method="sequential")
     assert Compiled.shared(algorithm, 1, False, False).compile_seconds > 0
+
+
+def test_the_chains_start_is_one_program_compiled_once_and_its_shapes_come_first(model):
+    """:func:`tempering.starts.chain_start` gives the start's shapes before its program has run
+    (what PT's pilot traces with while the start compiles on a thread), the same arrays as
+    :func:`~tempering.starts.chain_keys`, and compiles once per model, chain count and kind of
+    key: a second call reuses the executable."""
+    from tempering.starts import chain_keys, chain_start
+
+    pending = chain_start(model, 7, 3)
+    assert [s.shape for s in pending.shapes] == [(3,), (3,), (3,), (3, model.dim)]
+    again = chain_start(model, 7, 3)
+    assert again.executable is pending.executable  # not compiled twice
+    for got, want in zip(pending.result(), chain_keys(model, 7, 3), strict=True):
+        np.testing.assert_array_equal(_plain(got), _plain(want))
+    other_seed = chain_start(model, 8, 3)
+    assert other_seed.executable is pending.executable  # the seed is an argument, not a constant
+    assert not np.array_equal(np.asarray(other_seed.result()[3]), np.asarray(pending.result()[3]))
+
+
+def _plain(a):
+    """An array's values, a typed PRNG key's as its key data."""
+    is_key = jnp.issubdtype(a.dtype, jax.dtypes.prng_key)
+    return np.asarray(jax.random.key_data(a) if is_key else a)
