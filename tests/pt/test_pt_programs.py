@@ -17,11 +17,11 @@ import pytest
 from programs import lowered
 
 from tempering.algorithms.programs import Compiled, RunLayout
-from tempering.algorithms.pt.pilot import pilot_keys
 from tempering.algorithms.registry import get_sampler
 from tempering.models import get_model
 from tempering.precision import scope
 from tempering.run.driver import run_chains
+from tempering.starts import chain_keys
 
 
 @pytest.fixture(scope="module")
@@ -86,7 +86,7 @@ def test_warm_chains_sample_on_the_program_of_their_runs_warmup(model):
     algorithm = get_sampler("pt", model, rungs=4, inner="rwm")
     compiled = Compiled(algorithm, 1)
     with scope(model.precision):  # as the driver runs a built sampler's functions
-        (init_keys, positions), warm_keys, sample_keys = pilot_keys(model, 0, 2)
+        init_keys, warm_keys, sample_keys, positions = chain_keys(model, 0, 2)
         state = jax.eval_shape(compiled.init, init_keys, positions)
         params = jax.device_put(jax.tree.map(
             lambda p: np.broadcast_to(np.asarray(p), (2, *np.shape(p))), algorithm.params))

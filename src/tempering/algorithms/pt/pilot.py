@@ -307,11 +307,3 @@ def leg_counts(line: np.ndarray, rejections: np.ndarray, choose_rungs: bool) -> 
         fewest = 3 if 0.0 in ends or 2.0 in ends else 2
         counts.append(max(fewest, int(np.ceil(2.0 * barrier)) + 1))
     return counts
-
-
-def pilot_keys(model: Model, seed: int, batch: int) -> tuple[tuple, jax.Array, jax.Array]:
-    """The pilot chains' (init keys, positions), warmup keys and sampling keys: those of a run
-    of ``batch`` chains with seed ``seed``, by the run's own compiled start
-    (:func:`~tempering.starts.chain_start`)."""
-    init_keys, warm_keys, sample_keys, positions = chain_start(model, seed, batch).result()
-    return (init_keys, positions), warm_keys, sample_keys
