@@ -15,7 +15,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from tempering.algorithms.base import Algorithm, begin_key
-from tempering.numerics import brief_run, compile_lowered, jit_once, traced_once
+from tempering.numerics import brief_run, compile_lowered, gc_paused, jit_once, traced_once
 from tempering.starts import kept
 
 
@@ -261,8 +261,10 @@ class Compiled:
         args = (init_key, position, key, state, params, np.int64(0), np.int64(length),
                 np.bool_(True))
         t0 = time.perf_counter()
+        with gc_paused():  # tracing and lowering: Python's collector only slows them
+            lowered = self._program_jit.lower(*args, length, warmup)
         self._executables[("program", warmup, length, batch)] = compile_lowered(
-            self._program_jit.lower(*args, length, warmup), sampling=not self.brief)
+            lowered, sampling=not self.brief)
         self._warmup_of[batch] = warmup
         self.compile_seconds += time.perf_counter() - t0
 

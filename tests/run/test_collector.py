@@ -1,0 +1,89 @@
+"""Python's cyclic garbage collector during start-up: off while a program is traced and lowered
+(:func:`tempering.numerics.gc_paused`), and for a CLI process's first seconds
+(:func:`tempering.cli.main.collector_off_at_start`); each gives the collector back as it was."""
+
+from __future__ import annotations
+
+import gc
+import time
+
+import numpy as np
+
+from tempering import get_model, get_sampler
+from tempering.algorithms import programs
+from tempering.cli.main import collector_off_at_start
+from tempering.numerics import gc_paused
+
+
+def test_gc_paused_restores_the_collector_and_nests() -> None:
+    assert gc.isenabled()
+    with gc_paused():
+        assert not gc.isenabled()
+        with gc_paused():
+            assert not gc.isenabled()
+        assert not gc.isenabled()  # the inner block leaves it as the outer set it
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        with gc_paused():
+            pass
+        assert not gc.isenabled()  # off before, off after
+    finally:
+        gc.enable()
+
+
+def test_gc_paused_gives_the_collector_back_after_an_error() -> None:
+    try:
+        with gc_paused():
+            raise ValueError("inside")
+    except ValueError:
+        pass
+    assert gc.isenabled()
+
+
+def test_the_program_is_lowered_with_the_collector_off(monkeypatch) -> None:
+    seen: list[bool] = []
+    lower = programs.Compiled._compile_program
+
+    def spy(self, *args, **kwargs):
+        original = self._program_jit
+
+        class Watch:
+            def lower(self, *a, **k):
+                seen.append(gc.isenabled())
+                return original.lower(*a, **k)
+
+        self._program_jit = Watch()
+        try:
+            return lower(self, *args, **kwargs)
+        finally:
+            self._program_jit = original
+
+    monkeypatch.setattr(programs.Compiled, "_compile_program", spy)
+    model = get_model("mvn_mean", dim=2)
+    algorithm = get_sampler("hmc", model, adapt_step_size=True)
+    from tempering.run.driver import run_chains
+
+    run_chains(model, algorithm, key=3, chains=1, draws=4, warmup=4, progress=False)
+    assert seen == [False]
+    assert gc.isenabled()
+
+
+def test_the_cli_turns_the_collector_back_on() -> None:
+    assert gc.isenabled()
+    timer = collector_off_at_start(seconds=0.05)
+    try:
+        assert not gc.isenabled()
+        assert timer.daemon  # never keeps a finished process alive
+        deadline = time.monotonic() + 10.0
+        while not gc.isenabled() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert gc.isenabled()
+        garbage = [np.zeros(1)]
+        garbage.append(garbage)  # a cycle: collectable again
+        del garbage
+        assert gc.collect() >= 1
+    finally:
+        timer.cancel()
+        gc.unfreeze()
+        gc.enable()
