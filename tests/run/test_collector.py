@@ -87,3 +87,36 @@ def test_the_cli_turns_the_collector_back_on() -> None:
         timer.cancel()
         gc.unfreeze()
         gc.enable()
+
+
+def test_building_and_running_happen_with_the_collector_off(tmp_path, monkeypatch) -> None:
+    """``get_model``, ``get_sampler`` and ``run_chains`` (start-up: imports, builds, pilots,
+    tracing) run with the collector off and give it back."""
+    source = tmp_path / "seen_model.py"
+    source.write_text(
+        "import gc\n"
+        "from tempering import get_model\n"
+        "SEEN = []\n"
+        "def build(**options):\n"
+        "    SEEN.append(gc.isenabled())\n"
+        "    return get_model('mvn_mean', dim=2)\n")
+    model = get_model(f"{source}:build")
+    assert gc.isenabled()
+    from tempering.algorithms import registry
+
+    seen: list[bool] = []
+    build_sampler = registry.build_sampler
+    monkeypatch.setattr(registry, "build_sampler",
+                        lambda *a, **k: seen.append(gc.isenabled()) or build_sampler(*a, **k))
+    algorithm = get_sampler("rwm", model)
+    from tempering.run import driver
+
+    run_batches = driver._run_batches
+    monkeypatch.setattr(driver, "_run_batches",
+                        lambda *a, **k: seen.append(gc.isenabled()) or run_batches(*a, **k))
+    driver.run_chains(model, algorithm, key=0, chains=1, draws=2, warmup=2, progress=False)
+    import sys
+
+    module = next(m for name, m in sys.modules.items() if name.endswith("seen_model"))
+    assert module.SEEN == [False] and seen == [False, False]
+    assert gc.isenabled()

@@ -26,6 +26,7 @@ from tempering.algorithms.spec import SamplerSpec
 from tempering.config import validate_options
 from tempering.kernels import KERNELS
 from tempering.models.base import Model
+from tempering.numerics import gc_paused
 from tempering.precision import in_model_precision
 from tempering.registry import Registry
 
@@ -62,6 +63,7 @@ def build_sampler(spec: SamplerSpec, model: Model, options: dict[str, Any],
     return algorithm._replace(name=spec.name, options=resolved)
 
 
+@gc_paused()  # start-up: Python's collector only slows it (numerics.gc_paused)
 def get_sampler(name: str, model: Model, layout: Any = None,
                 **options: Any) -> Algorithm:
     """Build the registered sampler ``name`` for ``model`` from keyword options (validated);

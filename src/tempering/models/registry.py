@@ -28,6 +28,7 @@ from tempering.models import (
 )
 from tempering.models.base import Model, ModelSpec
 from tempering.models.user_file import is_file_model, load_file_model
+from tempering.numerics import gc_paused
 from tempering.precision import checked, scope
 from tempering.registry import Registry
 
@@ -50,6 +51,7 @@ MODELS: Registry[ModelSpec] = Registry("model", (
 ))
 
 
+@gc_paused()  # start-up: Python's collector only slows it (numerics.gc_paused)
 def get_model(name: str, **options: Any) -> Model:
     """Build a registered model from keyword options (validated; raises on unknown keys), or a
     user's model ``path/to/file.py:NAME`` (:mod:`tempering.models.user_file`: ``NAME`` is a

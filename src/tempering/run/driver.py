@@ -30,7 +30,7 @@ from tempering.errors import UserInputError
 from tempering.models import MODELS
 from tempering.models.base import Model
 from tempering.models.user_file import is_file_model
-from tempering.numerics import tall_data
+from tempering.numerics import gc_paused, tall_data
 from tempering.precision import in_model_precision
 from tempering.run.checkpoint import Ledger, empty_like, take_rows, to_device
 from tempering.run.progress import RunProgress, done_line, run_progress
@@ -164,6 +164,7 @@ def chunk_length(draws: int, chunk_size: int | None, per_draw_bytes: int,
 
 
 @in_model_precision
+@gc_paused()  # start-up: Python's collector only slows it (numerics.gc_paused)
 def run_chains(model: Model, algorithm: Algorithm, *, key: int | jax.Array, draws: int = 1000,
                chains: int = 4, warmup: int = 500, thin: int = 1, init: Any = None,
                chain_method: ChainMethod | str = ChainMethod.VMAP, chunk_size: int | None = None,
