@@ -32,9 +32,10 @@ class HmcOptions(Options):
     target_accept: float = Field(0.8, gt=0.0, lt=1.0)
 
 
-def make(logdensity_fn: LogDensity, step_size, num_steps: int = 10,
+def make(logdensity_fn: LogDensity, step_size, num_steps: int | jax.Array = 10,
          inverse_mass_matrix=None) -> Kernel:
-    """HMC kernel: ε = ``step_size``, L = ``num_steps``, diagonal inverse mass (default I)."""
+    """HMC kernel: ε = ``step_size``, L = ``num_steps`` (a number, or traced: BlackJAX's
+    integration loop then runs as a ``while``), diagonal inverse mass (default I)."""
 
     def init(position):
         return blackjax.hmc.init(position, logdensity_fn)
@@ -51,9 +52,9 @@ def make(logdensity_fn: LogDensity, step_size, num_steps: int = 10,
 
 
 def bind(options: HmcOptions, dim: int) -> BoundKernel:
-    def factory(logdensity_fn, params):
-        return make(logdensity_fn, params["step_size"], options.num_steps,
-                    params["inverse_mass_matrix"])
+    def factory(logdensity_fn, params):  # a tempering sampler may set a scan's num_steps
+        return make(logdensity_fn, params["step_size"],
+                    params.get("num_steps", options.num_steps), params["inverse_mass_matrix"])
 
     def warmup(key, logdensity_fn, position, num_steps, params):
         if options.adapt_mass_matrix:

@@ -104,8 +104,8 @@ def parallel_tempering(ladder: TemperingLadder, bound: BoundKernel, params: Any,
                        swap: str = "sweep", inner_steps: int = 1,
                        log_ratio: Callable = swap_log_ratio,
                        keep_all_rungs: Model | None = None,
-                       rounds: Rounds | None = None, window: RungWindow | None = None
-                       ) -> Algorithm:
+                       rounds: Rounds | None = None, window: RungWindow | None = None,
+                       steps_at: Callable[[Any, jax.Array], Any] | None = None) -> Algorithm:
     """Build PT (power ladder) or SPT (subset ladder with ``redraw=False``).
 
     Parameters
@@ -128,6 +128,9 @@ def parallel_tempering(ladder: TemperingLadder, bound: BoundKernel, params: Any,
         With ``rounds``: the ladder is a line of slots of which the window's rungs are in use
         (:mod:`tempering.algorithms.pt.capacity`); the parameters then carry ``window`` (lo,
         hi) and ``start``, the line warmup starts from, so one program serves any window.
+    steps_at
+        (rungs' inner parameters, scan index) ↦ the parameters a scan's inner moves run with
+        (:func:`~tempering.algorithms.pt.trajectory.jitter_steps`: HMC's leapfrog count).
     """
     check_ladder(ladder, keep_all_rungs is not None)
     target = ladder.target
@@ -145,10 +148,10 @@ def parallel_tempering(ladder: TemperingLadder, bound: BoundKernel, params: Any,
 
     def iterate(key, state, params, swaps=True):
         k_inner, k_swap = jax.random.split(key)
-        live = window_in(params)
-        replicas, cost, rung_accept = inner_updates(k_inner, ladder, bound, state.view,
-                                                    inner(params), state.replicas, inner_steps,
-                                                    live)
+        live, moves = window_in(params), inner(params)
+        moves = moves if steps_at is None else steps_at(moves, state.iteration)
+        replicas, cost, rung_accept = inner_updates(k_inner, ladder, bound, state.view, moves,
+                                                    state.replicas, inner_steps, live)
         replicas, index, swap_cost, stats = propose_swaps(
             k_swap, swap, ladder, bound, state, inner(params), replicas, log_ratio, live, swaps)
         new = moved_state(state, replicas, index, live)
