@@ -8,7 +8,8 @@ non-reversible, adaptive PT with a variational reference) and ``spt`` (subsample
   kernel: init, one scan (inner moves on every rung, then swaps);
 - :mod:`.warmup` — the warmup, one loop of those scans: the rungs' kernels tune (swaps off),
   the schedule's rounds move it, the kernels tune again;
-- :mod:`.swaps` — swap proposals (sweep, DEO, SEO) over the rung axis;
+- :mod:`.swaps` — swap proposals (sweep, DEO, SEO) over the rung axis; :mod:`.trajectory` —
+  the jittered leapfrog count of HMC inside, one per scan for every rung;
 - :mod:`.rounds` — the warmup's rounds that move the schedule to equal barrier and fit the
   Gaussian reference;
 - :mod:`.pilot` — the pilot that places the schedule (and the number of rungs) before a run,

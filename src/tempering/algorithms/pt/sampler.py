@@ -303,9 +303,8 @@ def build_over(model: Model, options: PTOptions, ladder: TemperingLadder,
         rounds = Rounds(options.rounds, inner_for, final_tune=not pilot, target=ladder.target,
                         fit_reference=fit)
     betas = np.asarray(path_beta(np.asarray(ladder.betas)))
-    steps_at = None
-    if options.jitter_steps and options.inner == "hmc":  # HMC's leapfrog count, per scan
-        steps_at = jitter_steps(int(options.inner_options().model_dump()["num_steps"]))
+    leapfrog = options.inner_options().model_dump().get("num_steps")  # a kernel with a count
+    steps_at = jitter_steps(int(leapfrog)) if options.jitter_steps and leapfrog else None
     algorithm = parallel_tempering(ladder, bound, spec.rung_params(bound, betas),
                                    swap=str(options.swap), inner_steps=options.inner_steps,
                                    keep_all_rungs=keep_all_rungs, rounds=rounds,
