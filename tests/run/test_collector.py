@@ -60,6 +60,13 @@ def test_the_program_is_lowered_with_the_collector_off(monkeypatch) -> None:
             self._program_jit = original
 
     monkeypatch.setattr(programs.Compiled, "_compile_program", spy)
+    prepare = programs.Compiled.prepare
+
+    def collector_on(self, *args, **kwargs):  # run_chains pauses it too: turn it back on here,
+        gc.enable()                           # so only the program's own pause can turn it off
+        return prepare(self, *args, **kwargs)
+
+    monkeypatch.setattr(programs.Compiled, "prepare", collector_on)
     model = get_model("mvn_mean", dim=2)
     algorithm = get_sampler("hmc", model, adapt_step_size=True)
     from tempering.run.driver import run_chains

@@ -148,8 +148,8 @@ def parallel_tempering(ladder: TemperingLadder, bound: BoundKernel, params: Any,
 
     def iterate(key, state, params, swaps=True):
         k_inner, k_swap = jax.random.split(key)
-        live, moves = window_in(params), inner(params)
-        moves = moves if steps_at is None else steps_at(moves, state.iteration)
+        live = window_in(params)
+        moves = inner(params) if steps_at is None else steps_at(inner(params), state.iteration)
         replicas, cost, rung_accept = inner_updates(k_inner, ladder, bound, state.view, moves,
                                                     state.replicas, inner_steps, live)
         replicas, index, swap_cost, stats = propose_swaps(
