@@ -27,6 +27,7 @@ import numpy as np
 from tempering.algorithms.base import Algorithm
 from tempering.algorithms.programs import Compiled, RunLayout, chain_init
 from tempering.errors import UserInputError
+from tempering.lazy_arviz import prefetch
 from tempering.models import MODELS
 from tempering.models.base import Model
 from tempering.models.user_file import is_file_model
@@ -225,6 +226,8 @@ def run_chains(model: Model, algorithm: Algorithm, *, key: int | jax.Array, draw
     chunk = chunk_length(draws, chunk_size, len(batches[0]) * _position_bytes(algorithm, ledger),
                          checkpointing.every if checkpointing is not None else None)
     resume_attrs = spec.to_attrs()
+    if sink is None and chain_ids is None:
+        prefetch()  # the InferenceData's imports, while the run compiles and samples
     sink = sink if sink is not None else MemorySink(model, algorithm, draws)
     try:
         shown = _run_batches(algorithm, keys, ledger, sink, checkpointing, batches,
