@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from blackjax.adaptation.staged_adaptation import build_schedule
 
-from tempering.kernels.adapter import scale_adapter, stages, window_adapter
+from tempering.kernels.adapter import scale_adapter, stage_at, stages, window_adapter
 from tempering.kernels.hmc import make as make_hmc
 from tempering.kernels.rwm import make as make_rwm
 
@@ -32,6 +32,16 @@ def test_stages_are_blackjax_windows(num_steps):
     expected = np.arange(num_steps) - restarts[np.searchsorted(restarts, np.arange(num_steps),
                                                                 side="right") - 1] + 1
     assert stage.count.tolist() == expected.tolist()
+
+
+@pytest.mark.parametrize("num_steps", [0, 1, 5, 19, 20, 37, 149, 150, 151, 250, 1000, 2500])
+def test_stage_at_is_the_schedules_entry(num_steps):
+    """The traced schedule (one program for every warmup length) entry by entry, with both the
+    step and the length traced."""
+    steps = np.arange(max(num_steps, 1))
+    found = jax.jit(jax.vmap(stage_at, in_axes=(0, None)))(steps, num_steps)
+    for got, expected in zip(found, stages(num_steps), strict=True):
+        np.testing.assert_array_equal(np.asarray(got), np.asarray(expected))
 
 
 def tuned_run(adapter, make, params, num_steps, key=0):

@@ -40,12 +40,45 @@ def test_the_pilot_compiles_the_run_and_the_run_compiles_nothing_more(model):
     assert sorted(ran) == ["constrain"], ran
 
 
-def test_a_run_of_another_layout_compiles_its_own(model):
-    """The control: a run whose warmup differs from the layout the pilot compiled for."""
+def test_a_run_of_another_warmup_and_draws_takes_the_pilots_program(model):
+    """PT's warmup length is an argument of its program (``Scans.steps_traced``) and the run
+    takes the pilot's chunk length, so a run of another warmup and length compiles nothing
+    more; so does a user's first run from Python, whose sampler was built for the default
+    layout (:class:`RunLayout`). The control: a run of another batch of chains compiles its
+    own program."""
     algorithm = get_sampler("pt", model, layout=RunLayout(batch=2, warmup=40, draws=30, chunk=2))
     with lowered() as ran:
-        run_chains(model, algorithm, key=0, draws=30, chains=2, warmup=50, progress=False)
-    assert sorted(ran) == ["_program", "constrain"], ran
+        run_chains(model, algorithm, key=0, draws=70, chains=2, warmup=50, progress=False)
+    assert sorted(ran) == ["constrain"], ran
+    with lowered() as built:
+        algorithm = get_sampler("pt", model)
+    with lowered() as ran:
+        run_chains(model, algorithm, key=0, draws=40, chains=4, warmup=60, progress=False)
+    assert "_program" in built and sorted(ran) == ["constrain"], (built, ran)
+    with lowered() as ran:
+        run_chains(model, algorithm, key=0, draws=40, chains=3, warmup=60, progress=False)
+    assert sorted(ran) == ["_program", "constrain", "start"], ran
+
+
+def test_a_traced_warmup_length_is_the_static_one():
+    """PT's warmup plan with its length traced (one program for every warmup) against the same
+    plan with the length a constant of the program, over warmups whose tuning windows and
+    rounds differ (float64): the same rounds recorded, and the same warmed parameters and draws
+    up to rounding — XLA folds the constant length's arithmetic, so the two programs round the
+    adapters' steps differently in the last bits (relative 1e-10 seen), where a plan off by a
+    window or a round moves them by whole per cents."""
+    model = get_model("gauss_mixture", dim=2, precision="float64")
+    algorithm = get_sampler("pt", model, rungs=4)
+    static = algorithm._replace(scans=algorithm.scans._replace(steps_traced=False))
+    for warmup in (3, 37, 160):
+        kwargs = dict(key=1, draws=8, chains=2, warmup=warmup, progress=False)
+        traced, fixed = run_chains(model, algorithm, **kwargs), run_chains(model, static, **kwargs)
+        np.testing.assert_array_equal(np.isnan(traced.params["rejection"]),
+                                      np.isnan(fixed.params["rejection"]))
+        np.testing.assert_allclose(traced.idata.posterior["theta"].values,
+                                   fixed.idata.posterior["theta"].values, rtol=1e-8)
+        jax.tree.map(lambda a, b: np.testing.assert_allclose(a, b, rtol=1e-8),
+                     traced.params, fixed.params)
 
 
 def test_the_count_sees_a_program_run_op_by_op(model):
@@ -93,4 +126,5 @@ def test_warm_chains_sample_on_the_program_of_their_runs_warmup(model):
         compiled.prepare((init_keys, positions), warm_keys, sample_keys, state, params, 30, 5,
                          warmed=True)
     assert compiled.prepared(2, 30, 5, warmed=True)
-    assert ("program", 30, 5, 2) in compiled._executables, list(compiled._executables)
+    # PT's warmup length is traced: its one program serves every warmup
+    assert ("program", None, 5, 2) in compiled._executables, list(compiled._executables)

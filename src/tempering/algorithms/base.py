@@ -155,7 +155,8 @@ class AlgorithmInfo(NamedTuple):
 class Scans(NamedTuple):
     """An algorithm's warmup and sampling as one loop body, so that one compiled program runs
     both (:class:`~tempering.algorithms.programs.Compiled`; issue 44). ``warming`` is a traced
-    flag, not batched over chains; ``num_steps`` (the warmup's scans) is static.
+    flag, not batched over chains; ``num_steps`` (the warmup's scans) is static unless
+    ``steps_traced``.
 
     Attributes
     ----------
@@ -175,12 +176,16 @@ class Scans(NamedTuple):
         ``num_steps`` ↦ how many of the warmup's steps ``begin`` did itself (TT's per-level
         adaptation, the discretizing chain's run of R on π*), which the warming scans then
         leave out; ``None``: none.
+    steps_traced
+        ``begin`` and ``scan`` take ``num_steps`` as a traced integer (PT's warmup plan), so
+        the driver compiles one program for every warmup length; otherwise it is static.
     """
 
     begin: Callable[..., tuple[Any, Any, Any, Array]]
     scan: Callable[..., tuple[Any, Any, Any, AlgorithmInfo]]
     startup: int = 0
     done_in_begin: Callable[[int], int] | None = None
+    steps_traced: bool = False
 
     def warming_scans(self, num_steps: int) -> int:
         """The scans of a warmup of ``num_steps``."""

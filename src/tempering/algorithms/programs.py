@@ -83,7 +83,11 @@ class Compiled:
                                static_argnums=4)
         self._chunk_jit = jax.jit(jax.vmap(self._chunk, in_axes=(0, 0, 0, None, None, None)),
                                   static_argnums=5)
-        self._program_jit = jax.jit(self._program, static_argnums=(8, 9))
+        #: the warmup's length is an argument of the one program (``Scans.steps_traced``), so
+        #: one executable serves every warmup: a pilot's and the run's, whatever their lengths
+        self.steps_traced = algorithm.scans is not None and algorithm.scans.steps_traced
+        self._program_jit = jax.jit(self._program,
+                                    static_argnums=(8,) if self.steps_traced else (8, 9))
         self._executables: dict[tuple, Any] = {}
         #: per batch: the one program's chains' start (placeholders to sample) and warmup
         self._start: dict[int, tuple] = {}
@@ -107,7 +111,8 @@ class Compiled:
         ``rungs=auto``) hands them to the run this way. The last :data:`SHARED_ALGORITHMS`
         algorithms are kept."""
         functions = _functions(algorithm)
-        key = (*map(id, functions), int(thin), bool(compute_bound_warmup), bool(brief))
+        traced = algorithm.scans is not None and algorithm.scans.steps_traced
+        key = (*map(id, functions), traced, int(thin), bool(compute_bound_warmup), bool(brief))
         if key in cls._shared and _functions(cls._shared[key].algorithm) != functions:
             del cls._shared[key]  # ids of functions since collected
         found = kept(cls._shared, key,
@@ -250,20 +255,38 @@ class Compiled:
     # One program for warmup and sampling (an algorithm with ``scans``) -------------------
 
     def _program_key(self, batch: int, warmup: int, length: int) -> tuple:
-        """The one program's key: a sampling call takes the program of any warmup."""
+        """The one program's key: a sampling call takes the program of any warmup, and a
+        program whose warmup length is traced serves every warmup."""
+        if self.steps_traced:
+            return ("program", None, length, batch)
         if warmup == 0:
             warmup = self._warmup_of.get(batch, 0)
         return ("program", warmup, length, batch)
+
+    def compiled_length(self, batch: int) -> int | None:
+        """The chunk length of a one program compiled already for ``batch`` chains that serves
+        any warmup (a pilot's, ``Scans.steps_traced``), so a run that takes it compiles
+        nothing more; ``None`` where there is none."""
+        if not self.steps_traced:
+            return None
+        lengths = [n for (name, w, n, b) in self._executables
+                   if name == "program" and w is None and b == batch]
+        return lengths[0] if lengths else None
+
+    def _steps(self, warmup: int) -> tuple:
+        """The program's warmup-length argument where it is traced (else none: static)."""
+        return (np.int32(warmup),) if self.steps_traced else ()
 
     def _compile_program(self, batch: int, warmup: int, length: int, start, key, state,
                          params) -> None:
         init_key, position = start
         args = (init_key, position, key, state, params, np.int64(0), np.int64(length),
                 np.bool_(True))
+        static = (length,) if self.steps_traced else (length, warmup)
         t0 = time.perf_counter()
         with gc_paused():  # tracing and lowering: Python's collector only slows them
-            lowered = self._program_jit.lower(*args, length, warmup)
-        self._executables[("program", warmup, length, batch)] = compile_lowered(
+            lowered = self._program_jit.lower(*args, *static, *self._steps(warmup))
+        self._executables[self._program_key(batch, warmup, length)] = compile_lowered(
             lowered, sampling=not self.brief)
         self._warmup_of[batch] = warmup
         self.compile_seconds += time.perf_counter() - t0
@@ -272,7 +295,7 @@ class Compiled:
         """The compiled program of ``warmup`` (any, to sample) and ``length`` (any, to warm up)
         for ``batch`` chains and its length, or ``None`` and the length to compile one for."""
         for (name, w, n, b), executable in self._executables.items():
-            if (name == "program" and b == batch and (warmup == 0 or w == warmup)
+            if (name == "program" and b == batch and (warmup == 0 or w in (None, warmup))
                     and (length is None or n == length)):
                 return executable, n
         return None, length or 1
@@ -291,7 +314,7 @@ class Compiled:
         assert scans is not None
         state, params, cost, _ = executable(*start, key, zeros, params, np.int64(0),
                                             np.int64(scans.warming_scans(num_steps)),
-                                            np.bool_(True))
+                                            np.bool_(True), *self._steps(num_steps))
         return state, params, cost
 
     def _sample_on_program(self, key, state, params, start: int, count: int, length: int):
@@ -301,7 +324,8 @@ class Compiled:
             self._compile_program(batch, 0, length, self._start[batch], key, state, params)
             executable, _ = self._program_for(batch, 0, length)
         state, _, _, record = executable(*self._start[batch], key, state, params,
-                                         np.int64(start), np.int64(count), np.bool_(False))
+                                         np.int64(start), np.int64(count), np.bool_(False),
+                                         *self._steps(self._warmup_of.get(batch, 0)))
         return state, record
 
     def _program(self, init_key, position, key, state, params, start, count, warming, length,

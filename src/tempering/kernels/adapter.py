@@ -105,6 +105,45 @@ def stages(num_steps: int, initial_buffer: int = 75, first_window: int = 25,
     return Stage(slow, ends, count)
 
 
+#: The most windows :func:`stage_at` looks through: the windows double, so 40 cover any warmup
+#: below 2⁴⁰ steps.
+MAX_WINDOWS = 40
+
+
+def stage_at(s: jax.Array, num_steps: jax.Array, initial_buffer: int = 75,
+             first_window: int = 25, final_buffer: int = 50) -> Stage:
+    """Step ``s``'s entry of :func:`stages` (``num_steps``), both traced integers: the same
+    windows, walked in a loop of :data:`MAX_WINDOWS` windows with integer arithmetic, so that a
+    program takes the warmup's length as an argument and one executable serves every warmup
+    (``tests/kernels`` checks it against :func:`stages` entry by entry). The count is ``s``
+    less the last window end before it (−1 where none)."""
+    n = jnp.asarray(num_steps, jnp.int32)
+    s = jnp.clip(jnp.asarray(s, jnp.int32), 0, jnp.maximum(n, 1) - 1)
+    short = initial_buffer + first_window + final_buffer > n
+    initial = jnp.where(short, (15 * n) // 100, initial_buffer)
+    final = jnp.where(short, n // 10, final_buffer)
+    final_start = n - final
+    width = jnp.where(short, n - initial - final, first_window)
+    windows = n >= 20
+
+    def window(_, loop):
+        start, width, slow, end, last_end = loop
+        open_ = windows & (start < final_start)
+        doubles = 3 * width <= final_start - start
+        current = jnp.where(doubles, width, final_start - start)
+        stop = start + current - 1
+        slow = slow | (open_ & (start <= s) & (s <= stop))
+        end = end | (open_ & (stop == s))
+        last_end = jnp.where(open_ & (stop < s), stop, last_end)
+        return (jnp.where(open_, start + current, start),
+                jnp.where(open_ & doubles, 2 * width, width), slow, end, last_end)
+
+    false = jnp.zeros((), bool)
+    _, _, slow, end, last_end = jax.lax.fori_loop(
+        0, MAX_WINDOWS, window, (initial, width, false, false, jnp.full((), -1, jnp.int32)))
+    return Stage(slow, end, s - last_end)
+
+
 #: Dual averaging's constants (Hoffman & Gelman 2014's recommendations, BlackJAX's defaults).
 T0, GAMMA, KAPPA = 10.0, 0.05, 0.75
 

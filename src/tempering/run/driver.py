@@ -153,10 +153,13 @@ CHUNK_BYTES = 8 * 1024**2
 
 
 def chunk_length(draws: int, chunk_size: int | None, per_draw_bytes: int,
-                 every: int | None) -> int:
-    """Draws per chunk: ``chunk_size``, or about 20 progress updates; at most ``every`` (the
-    checkpoint interval) and :data:`CHUNK_BYTES` of positions."""
+                 every: int | None, compiled: int | None = None) -> int:
+    """Draws per chunk: ``chunk_size``, or the length of a program ``compiled`` already (a
+    pilot's, which the run then takes as it is), or about 20 progress updates; at most
+    ``every`` (the checkpoint interval) and :data:`CHUNK_BYTES` of positions."""
     chunk = min(int(chunk_size or max(1, -(-draws // 20))), draws)
+    if chunk_size is None and compiled is not None:
+        chunk = compiled
     if every:
         chunk = min(chunk, int(every))
     if chunk_size is None:
@@ -223,20 +226,19 @@ def run_chains(model: Model, algorithm: Algorithm, *, key: int | jax.Array, draw
     keys, ledger = _started(model, algorithm, key, init, chains, resume)
     ids = np.arange(chains) if chain_ids is None else np.asarray(chain_ids, dtype=np.int64)
     batches = _batches(ids, str(chain_method))
+    compiled = Compiled.shared(algorithm, int(thin), tall_data(model), RunLayout(
+        warmup=int(warmup), draws=draws, thin=int(thin), chains=chains).brief(model))
     chunk = chunk_length(draws, chunk_size, len(batches[0]) * _position_bytes(algorithm, ledger),
-                         checkpointing.every if checkpointing is not None else None)
+                         checkpointing.every if checkpointing is not None else None,
+                         compiled.compiled_length(len(batches[0])))
     resume_attrs = spec.to_attrs()
     if sink is None and chain_ids is None:
         prefetch()  # the InferenceData's imports, while the run compiles and samples
     sink = sink if sink is not None else MemorySink(model, algorithm, draws)
     try:
         shown = _run_batches(algorithm, keys, ledger, sink, checkpointing, batches,
-                             progress=progress,
-                             warmup=int(warmup), draws=draws, chunk=chunk, thin=int(thin),
-                             on_progress=on_progress, compiled=Compiled.shared(
-                                 algorithm, int(thin), tall_data(model), RunLayout(
-                                     warmup=int(warmup), draws=draws, thin=int(thin),
-                                     chains=chains).brief(model)))
+                             progress=progress, warmup=int(warmup), draws=draws, chunk=chunk,
+                             thin=int(thin), on_progress=on_progress, compiled=compiled)
         sink.commit(ledger)
     finally:
         sink.close()

@@ -72,10 +72,14 @@ def round_record(rounds: int, rungs: int) -> dict[str, jax.Array]:
                            "rejection": np.full((rounds, rungs - 1), np.nan)})
 
 
-def rounds_in(num_steps: int, max_rounds: int) -> int:
+def rounds_in(num_steps: Any, max_rounds: int) -> Any:
     """Complete rounds in ``num_steps`` scans: R with 2^R − 1 ≤ num_steps, at most
-    ``max_rounds``."""
-    return min(int(max_rounds), int(np.floor(np.log2(int(num_steps) + 1))))
+    ``max_rounds`` (an int for an int; for a traced count, ⌊log₂(num_steps + 1)⌋ by counting
+    leading zeros, exact in integers)."""
+    if isinstance(num_steps, int | np.integer):
+        return min(int(max_rounds), int(np.floor(np.log2(int(num_steps) + 1))))
+    bits = 31 - jax.lax.clz(jnp.asarray(num_steps, jnp.int32) + 1)
+    return jnp.minimum(int(max_rounds), bits)
 
 
 def round_step(rounds: Rounds, reinit: Callable, count: int, s: jax.Array, active: jax.Array,

@@ -38,15 +38,15 @@ import jax.numpy as jnp
 from tempering.algorithms.base import Scans
 from tempering.algorithms.pt.rounds import Rounds, RoundSums, round_step, rounds_in
 from tempering.algorithms.pt.stats import RUNG_ACCEPTANCE, SWAP_PROB, SWAP_PROPOSED
-from tempering.kernels.adapter import stages
+from tempering.kernels.adapter import stage_at
 from tempering.kernels.base import BoundKernel
 
 
-def tuning_steps(num_steps: int, adapts: bool, rounds: Rounds | None) -> tuple[int, int, int]:
+def tuning_steps(num_steps: Any, adapts: bool, rounds: Rounds | None) -> tuple[Any, Any, Any]:
     """How PT's warmup of ``num_steps`` scans splits: inner tuning on the starting schedule,
     schedule rounds, inner tuning on the last schedule. Without rounds every step tunes; with
     rounds and an adapting kernel a quarter tunes first (and, with ``final_tune``, a quarter
-    last), the rest are rounds."""
+    last), the rest are rounds. Integer arithmetic, so ``num_steps`` may be traced."""
     if rounds is None:
         return (num_steps, 0, 0) if adapts else (0, num_steps, 0)
     if not adapts:
@@ -90,19 +90,23 @@ def pt_scans(bound: BoundKernel, iterate: Callable, reinit: Callable,
             lambda: (state, params, carry, jnp.zeros(())))
         return state, params, carry, info._replace(cost=info.cost + moving)
 
-    return Scans(begin, scan)
+    return Scans(begin, scan, steps_traced=True)
 
 
 class _Plan:
-    """The phases of a warmup of ``num_steps`` scans (static numbers) and what each scan does
-    to the parameters and the carry (the adapters' states and the round's sums)."""
+    """The phases of a warmup of ``num_steps`` scans and what each scan does to the parameters
+    and the carry (the adapters' states and the round's sums). ``num_steps`` may be traced (the
+    program's argument: one executable for every warmup), so the phases' lengths are integers
+    of the program and only what the kernel and the rounds declare is static."""
 
-    def __init__(self, num_steps: int, rounds: Rounds | None, bound: BoundKernel):
-        self.first, self.scans, self.last = tuning_steps(num_steps, bound.adapter is not None,
-                                                         rounds)
+    def __init__(self, num_steps: Any, rounds: Rounds | None, bound: BoundKernel):
+        adapts = bound.adapter is not None
+        self.first, self.scans, self.last = tuning_steps(num_steps, adapts, rounds)
         self.rounds, self.adapter = rounds, bound.adapter
         self.count = rounds_in(self.scans, rounds.max_rounds) if rounds is not None else 0
-        self.stages = jax.tree.map(jnp.asarray, stages(self.first))
+        #: the kernels tune first; and again on the last schedule
+        self.tuning = adapts
+        self.tuning_last = adapts and rounds is not None and rounds.final_tune
 
     def inner(self, params: Any) -> Any:
         return params if self.rounds is None else params["inner"]
@@ -113,7 +117,7 @@ class _Plan:
     def begin(self, state: Any, params: Any) -> tuple[Any, Any]:
         """The carry at the warmup's start: the adapters started from the parameters, the
         round's sums empty."""
-        tuning = jax.vmap(self.adapter.init)(self.inner(params)) if self.first else None
+        tuning = jax.vmap(self.adapter.init)(self.inner(params)) if self.tuning else None
         sums = None
         if self.rounds is not None:
             sums = RoundSums.empty(params["rejection"].shape[1],
@@ -126,7 +130,7 @@ class _Plan:
 
     def in_force(self, tuned: jax.Array, carry: Any, params: Any) -> Any:
         """The parameters a scan runs with: the adapters' while tuning."""
-        if not self.first:
+        if not self.tuning:
             return params
         inner = self.inner(params)
         tuning_now = jax.vmap(self.adapter.in_force)(carry[0], inner)
@@ -139,15 +143,15 @@ class _Plan:
         end); the cost of re-initialising replicas."""
         tuning, sums = carry
         tuned = self.tunes(t)
-        if self.first:
+        if self.tuning:
             params, tuning = self.tune(t, tuned, tuning, params, state, info)
         moving = jnp.zeros(())
-        if self.rounds is not None and self.scans:
+        if self.rounds is not None:
             swaps = info.stats[SWAP_PROB.name], info.stats[SWAP_PROPOSED.name]
             state, params, sums, moving = round_step(
                 self.rounds, reinit, self.count, t - self.first, ~tuned, state, params, sums,
                 swaps)
-        if self.first and self.last:  # the last tuning starts from the last schedule's
+        if self.tuning_last:  # the last tuning starts from the last schedule's
             tuning = jax.lax.cond(t == self.first + self.scans - 1,
                                   lambda: jax.vmap(self.adapter.init)(self.inner(params)),
                                   lambda: tuning)
@@ -160,7 +164,7 @@ class _Plan:
         s = jnp.clip(jnp.where(t < self.first, t, t - self.first - self.scans), 0,
                      self.first - 1)
         updated = jax.vmap(self.adapter.update, in_axes=(0, None, 0, 0))(
-            tuning, jax.tree.map(lambda a: a[s], self.stages), state.replicas.position,
+            tuning, stage_at(s, self.first), state.replicas.position,
             info.stats[RUNG_ACCEPTANCE.name])
         tuning = _select(tuned, updated, tuning)
         ends = (t == self.first - 1) | ((t == self.first + self.scans + self.last - 1)
