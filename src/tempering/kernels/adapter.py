@@ -105,43 +105,39 @@ def stages(num_steps: int, initial_buffer: int = 75, first_window: int = 25,
     return Stage(slow, ends, count)
 
 
-#: The most windows :func:`stage_at` looks through: the windows double, so 40 cover any warmup
-#: below 2⁴⁰ steps.
-MAX_WINDOWS = 40
+#: The most windows :func:`stage_at` considers: the windows double from 25 steps, so 24 cover any
+#: warmup up to 2²⁸ steps in int32.
+MAX_WINDOWS = 24
 
 
 def stage_at(s: jax.Array, num_steps: jax.Array, initial_buffer: int = 75,
              first_window: int = 25, final_buffer: int = 50) -> Stage:
-    """Step ``s``'s entry of :func:`stages` (``num_steps``), both traced integers: the same
-    windows, walked in a loop of :data:`MAX_WINDOWS` windows with integer arithmetic, so that a
+    """Step ``s``'s entry of :func:`stages` (``num_steps``), both traced integers, so that a
     program takes the warmup's length as an argument and one executable serves every warmup
-    (``tests/kernels`` checks it against :func:`stages` entry by entry). The count is ``s``
-    less the last window end before it (−1 where none)."""
+    (``tests/kernels`` checks it against :func:`stages` entry by entry).
+
+    Closed form, in integers over :data:`MAX_WINDOWS` candidate windows (no loop): the slow
+    windows tile [I, n − F) (I, F the buffers); window k starts at I + w(2ᵏ − 1) and is w·2ᵏ
+    long while w(2ᵏ⁺² − 1) ≤ n − F − I (then the next fits three times over), and the first
+    window that does not is the last and runs to n − F. The count is ``s`` less the last window
+    end before it (−1 where none)."""
     n = jnp.asarray(num_steps, jnp.int32)
     s = jnp.clip(jnp.asarray(s, jnp.int32), 0, jnp.maximum(n, 1) - 1)
     short = initial_buffer + first_window + final_buffer > n
     initial = jnp.where(short, (15 * n) // 100, initial_buffer)
-    final = jnp.where(short, n // 10, final_buffer)
-    final_start = n - final
-    width = jnp.where(short, n - initial - final, first_window)
-    windows = n >= 20
-
-    def window(_, loop):
-        start, width, slow, end, last_end = loop
-        open_ = windows & (start < final_start)
-        doubles = 3 * width <= final_start - start
-        current = jnp.where(doubles, width, final_start - start)
-        stop = start + current - 1
-        slow = slow | (open_ & (start <= s) & (s <= stop))
-        end = end | (open_ & (stop == s))
-        last_end = jnp.where(open_ & (stop < s), stop, last_end)
-        return (jnp.where(open_, start + current, start),
-                jnp.where(open_ & doubles, 2 * width, width), slow, end, last_end)
-
-    false = jnp.zeros((), bool)
-    _, _, slow, end, last_end = jax.lax.fori_loop(
-        0, MAX_WINDOWS, window, (initial, width, false, false, jnp.full((), -1, jnp.int32)))
-    return Stage(slow, end, s - last_end)
+    final_start = n - jnp.where(short, n // 10, final_buffer)
+    width = jnp.where(short, final_start - initial, first_window)
+    windows = (n >= 20) & (initial < final_start)
+    k = jnp.arange(MAX_WINDOWS, dtype=jnp.int32)
+    # w(2ᵏ⁺² − 1) ≤ D as 2ᵏ⁺² − 1 ≤ ⌊D / w⌋: no int32 overflow (the windows past the last
+    # are computed and dropped)
+    regular = 2 ** (k + 2) - 1 <= (final_start - initial) // jnp.maximum(width, 1)
+    last = jnp.sum(regular)  # the last window's index: every earlier one is regular
+    ends = jnp.where(k < last, initial + width * (2 ** (k + 1) - 1) - 1, final_start - 1)
+    ends = jnp.where(windows & (k <= last), ends, -1)
+    slow = windows & (initial <= s) & (s < final_start)
+    return Stage(slow, jnp.any(ends == s) & (s >= 0) & windows,
+                 s - jnp.max(jnp.where(ends < s, ends, -1)))
 
 
 #: Dual averaging's constants (Hoffman & Gelman 2014's recommendations, BlackJAX's defaults).

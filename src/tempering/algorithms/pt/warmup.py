@@ -38,7 +38,7 @@ import jax.numpy as jnp
 from tempering.algorithms.base import Scans
 from tempering.algorithms.pt.rounds import Rounds, RoundSums, round_step, rounds_in
 from tempering.algorithms.pt.stats import RUNG_ACCEPTANCE, SWAP_PROB, SWAP_PROPOSED
-from tempering.kernels.adapter import stage_at
+from tempering.kernels.adapter import Stage, stage_at
 from tempering.kernels.base import BoundKernel
 
 
@@ -157,18 +157,24 @@ class _Plan:
                                   lambda: tuning)
         return state, params, (tuning, sums), moving
 
+    def tuning_at(self, t: jax.Array) -> tuple[Stage, jax.Array]:
+        """Warmup scan t's place in Stan's schedule (both tuning phases run one schedule of
+        ``first`` steps) and whether it ends a tuning phase: integers only, so a traced
+        ``num_steps`` gives a constant one's (``tests/pt/test_pt_programs.py``)."""
+        s = jnp.clip(jnp.where(t < self.first, t, t - self.first - self.scans), 0,
+                     self.first - 1)
+        ends = (t == self.first - 1) | ((t == self.first + self.scans + self.last - 1)
+                                        & (self.last > 0))
+        return stage_at(s, self.first), ends
+
     def tune(self, t: jax.Array, tuned: jax.Array, tuning: Any, params: Any, state: Any,
              info: Any) -> tuple[Any, Any]:
         """The adapters after scan t (rung m's acceptance and position), and at a tuning
         phase's last scan the parameters they tuned."""
-        s = jnp.clip(jnp.where(t < self.first, t, t - self.first - self.scans), 0,
-                     self.first - 1)
+        stage, ends = self.tuning_at(t)
         updated = jax.vmap(self.adapter.update, in_axes=(0, None, 0, 0))(
-            tuning, stage_at(s, self.first), state.replicas.position,
-            info.stats[RUNG_ACCEPTANCE.name])
+            tuning, stage, state.replicas.position, info.stats[RUNG_ACCEPTANCE.name])
         tuning = _select(tuned, updated, tuning)
-        ends = (t == self.first - 1) | ((t == self.first + self.scans + self.last - 1)
-                                        & (self.last > 0))
         inner = jax.lax.cond(ends, lambda: jax.vmap(self.adapter.final)(tuning,
                                                                          self.inner(params)),
                              lambda: self.inner(params))
