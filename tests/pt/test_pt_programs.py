@@ -127,10 +127,14 @@ def test_the_one_program_samples_as_the_chunk_program(thin):
                               two.idata.posterior["theta"].values)
 
 
-def test_warm_chains_sample_on_the_program_of_their_runs_warmup(model):
+@pytest.mark.parametrize(("name", "options", "warmup_key"),
+                         [("st", {}, 30), ("pt", {"rungs": 4, "inner": "rwm"}, None)])
+def test_warm_chains_sample_on_the_program_of_their_runs_warmup(model, name, options,
+                                                                 warmup_key):
     """A resumed run's chains are warm, yet its one program is compiled for the run's warmup,
-    as its first session's was (the same executable, not one compiled for no warmup)."""
-    algorithm = get_sampler("pt", model, rungs=4, inner="rwm")
+    as its first session's was (the same executable, not one compiled for no warmup): keyed by
+    the warmup where its length is static (ST), by none where it is traced (PT)."""
+    algorithm = get_sampler(name, model, **options)
     compiled = Compiled(algorithm, 1)
     with scope(model.precision):  # as the driver runs a built sampler's functions
         init_keys, warm_keys, sample_keys, positions = chain_keys(model, 0, 2)
@@ -140,5 +144,4 @@ def test_warm_chains_sample_on_the_program_of_their_runs_warmup(model):
         compiled.prepare((init_keys, positions), warm_keys, sample_keys, state, params, 30, 5,
                          warmed=True)
     assert compiled.prepared(2, 30, 5, warmed=True)
-    # PT's warmup length is traced: its one program serves every warmup
-    assert ("program", None, 5, 2) in compiled._executables, list(compiled._executables)
+    assert ("program", warmup_key, 5, 2) in compiled._executables, list(compiled._executables)
