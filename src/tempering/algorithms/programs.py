@@ -83,9 +83,8 @@ class Compiled:
                                static_argnums=4)
         self._chunk_jit = jax.jit(jax.vmap(self._chunk, in_axes=(0, 0, 0, None, None, None)),
                                   static_argnums=5)
-        #: the warmup's length is an argument of the one program (``Scans.steps_traced``), so
-        #: one executable serves every warmup: a pilot's and the run's, whatever their lengths
-        self.steps_traced = algorithm.scans is not None and algorithm.scans.steps_traced
+        #: the warmup's length is an argument of the one program: one for every warmup
+        self.steps_traced = bool(getattr(algorithm.scans, "steps_traced", False))
         self._program_jit = jax.jit(self._program,
                                     static_argnums=(8,) if self.steps_traced else (8, 9))
         self._executables: dict[tuple, Any] = {}
@@ -111,8 +110,8 @@ class Compiled:
         ``rungs=auto``) hands them to the run this way. The last :data:`SHARED_ALGORITHMS`
         algorithms are kept."""
         functions = _functions(algorithm)
-        traced = algorithm.scans is not None and algorithm.scans.steps_traced
-        key = (*map(id, functions), traced, int(thin), bool(compute_bound_warmup), bool(brief))
+        key = (*map(id, functions), getattr(algorithm.scans, "steps_traced", False), int(thin),
+               bool(compute_bound_warmup), bool(brief))
         if key in cls._shared and _functions(cls._shared[key].algorithm) != functions:
             del cls._shared[key]  # ids of functions since collected
         found = kept(cls._shared, key,
@@ -255,8 +254,7 @@ class Compiled:
     # One program for warmup and sampling (an algorithm with ``scans``) -------------------
 
     def _program_key(self, batch: int, warmup: int, length: int) -> tuple:
-        """The one program's key: a sampling call takes the program of any warmup, and a
-        program whose warmup length is traced serves every warmup."""
+        """The one program's key: a sampling call takes any warmup's; a traced length, none."""
         if self.steps_traced:
             return ("program", None, length, batch)
         if warmup == 0:
@@ -264,14 +262,9 @@ class Compiled:
         return ("program", warmup, length, batch)
 
     def compiled_length(self, batch: int) -> int | None:
-        """The chunk length of a one program compiled already for ``batch`` chains that serves
-        any warmup (a pilot's, ``Scans.steps_traced``), so a run that takes it compiles
-        nothing more; ``None`` where there is none."""
-        if not self.steps_traced:
-            return None
-        lengths = [n for (name, w, n, b) in self._executables
-                   if name == "program" and w is None and b == batch]
-        return lengths[0] if lengths else None
+        """The chunk length of a program for every warmup compiled for ``batch``, or ``None``."""
+        executable, length = self._program_for(batch, 0, None)
+        return length if self.steps_traced and executable is not None else None
 
     def _steps(self, warmup: int) -> tuple:
         """The program's warmup-length argument where it is traced (else none: static)."""

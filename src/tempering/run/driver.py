@@ -226,11 +226,9 @@ def run_chains(model: Model, algorithm: Algorithm, *, key: int | jax.Array, draw
     keys, ledger = _started(model, algorithm, key, init, chains, resume)
     ids = np.arange(chains) if chain_ids is None else np.asarray(chain_ids, dtype=np.int64)
     batches = _batches(ids, str(chain_method))
-    compiled = Compiled.shared(algorithm, int(thin), tall_data(model), RunLayout(
-        warmup=int(warmup), draws=draws, thin=int(thin), chains=chains).brief(model))
-    chunk = chunk_length(draws, chunk_size, len(batches[0]) * _position_bytes(algorithm, ledger),
-                         checkpointing.every if checkpointing is not None else None,
-                         compiled.compiled_length(len(batches[0])))
+    layout = RunLayout(batch=len(batches[0]), warmup=int(warmup), draws=draws, thin=int(thin),
+                       chains=chains)
+    compiled, chunk = _programs(model, algorithm, ledger, layout, chunk_size, checkpointing)
     resume_attrs = spec.to_attrs()
     if sink is None and chain_ids is None:
         prefetch()  # the InferenceData's imports, while the run compiles and samples
@@ -264,6 +262,19 @@ def _started(model: Model, algorithm: Algorithm, key: int | jax.Array, init: Any
     for phase in ("compile", "total"):
         ledger.seconds[phase] = ledger.seconds.get(phase, 0.0) + started
     return keys, ledger
+
+
+def _programs(model: Model, algorithm: Algorithm, ledger: Ledger, layout: RunLayout,
+              chunk_size: int | None, checkpointing: Checkpointing | None
+              ) -> tuple[Compiled, int]:
+    """The run's :class:`Compiled` (a pilot's, where it compiled them) and its chunk length
+    (:func:`chunk_length`)."""
+    compiled = Compiled.shared(algorithm, layout.thin, tall_data(model), layout.brief(model))
+    chunk = chunk_length(layout.draws, chunk_size,
+                         layout.batch * _position_bytes(algorithm, ledger),
+                         checkpointing.every if checkpointing is not None else None,
+                         compiled.compiled_length(layout.batch))
+    return compiled, chunk
 
 
 def _position_bytes(algorithm: Algorithm, ledger: Ledger) -> int:
