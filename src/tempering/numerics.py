@@ -60,11 +60,13 @@ def select(flag: Array, new: Any, old: Any) -> Any:
     return jax.tree.map(lambda a, b: jnp.where(flag, a, b), new, old)
 
 
+@jax.jit
 def interp(x: Array, xp: Array, fp: Array) -> Array:
     """``jnp.interp(x, xp, fp)`` (ends held constant), the same numbers, with the bracketing
     indices found by comparing every x with every xp in one fused operation: ``jnp.interp``
     searches with a loop (``searchsorted``'s ``scan``), which made ~20 of the kernels XLA
-    compiles for PT's program. For the short axes of a schedule (tens of rungs)."""
+    compiles for PT's program. For the short axes of a schedule (tens of rungs), inside a
+    traced program: jitted, so that its calls of one shape are traced once."""
     x, xp, fp = jnp.asarray(x), jnp.asarray(xp), jnp.asarray(fp)
     i = jnp.clip(jnp.searchsorted(xp, x, side="right", method="compare_all"), 1, len(xp) - 1)
     df = fp[i] - fp[i - 1]
@@ -111,8 +113,13 @@ def run_steps(step: Callable[[Array, State], tuple[State, Any]], key: Array, sta
     (a pytree of scalars: evaluations made, acceptance, cost).
 
     The one "run n steps" of the package: inner-kernel visits, warmup without adaptation and
-    fixed-parameter stretches of an algorithm all go through it.
+    fixed-parameter stretches of an algorithm all go through it. One step (PT's inner move by
+    default) is a plain call with the key a loop of one would give it: no loop, and the step
+    traced once rather than twice (once for its shapes, once by ``scan``).
     """
+    if isinstance(num_steps, int) and num_steps == 1:
+        state, info = step(jax.random.split(key, 1)[0], state)
+        return state, tally(info)
 
     def body(carry, step_key):
         state, total = carry
