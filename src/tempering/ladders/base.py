@@ -43,7 +43,10 @@ Ladder = tuple[Rung, ...]
 
 
 def power_ladder(model: Model, betas: Sequence[float]) -> Ladder:
-    """Rungs h_m(θ) = β_m log p(X | θ) + log p(θ) on the full data (each costs one evaluation)."""
+    """Rungs h_m(θ) = β_m log p(X | θ) + log p(θ) on the full data (each costs one evaluation),
+    each jitted: a program that uses a rung's density several times (a chain's start, its
+    warmup, its steps) traces the model once per rung (NUTS on ``gauss_mixture``: tracing
+    0.36 → 0.29 s, 2026-11-29; :func:`~tempering.ladders.tempering.traced_once_per_shape`)."""
     if not betas or float(betas[0]) != 1.0:
         raise ValueError("a ladder starts at the target: betas[0] must be 1")
 
@@ -53,7 +56,7 @@ def power_ladder(model: Model, betas: Sequence[float]) -> Ladder:
                 return model.log_prior(theta)
             return finite_or_neg_inf(model.log_prior(theta) + beta * model.log_lik(theta))
 
-        return Rung(log_density, 1.0, float(beta))
+        return Rung(jax.jit(log_density), 1.0, float(beta))
 
     return tuple(rung(float(b)) for b in betas)
 
