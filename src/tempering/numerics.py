@@ -43,7 +43,9 @@ def accept_probability(log_ratio: Array) -> Array:
 
 
 def metropolis(key: Array, log_ratio: Array) -> tuple[Array, Array]:
-    """The Metropolis test: accept when log U < r with U ~ U(0, 1).
+    """The Metropolis test: accept when log U < r with U ~ U(0, 1) — for an array of ratios,
+    one U per ratio, drawn at once (one copy of Threefry's rounds in a compiled program, not
+    one per key split off).
 
     Returns
     -------
@@ -51,7 +53,7 @@ def metropolis(key: Array, log_ratio: Array) -> tuple[Array, Array]:
         Whether the proposal is accepted (a NaN ratio never is) and min(1, e^r)
         (:func:`accept_probability`), the Rao–Blackwellised acceptance the samplers report.
     """
-    accepted = jnp.log(jax.random.uniform(key)) < log_ratio
+    accepted = jnp.log(jax.random.uniform(key, jnp.shape(log_ratio))) < log_ratio
     return accepted, accept_probability(log_ratio)
 
 
@@ -114,11 +116,12 @@ def run_steps(step: Callable[[Array, State], tuple[State, Any]], key: Array, sta
 
     The one "run n steps" of the package: inner-kernel visits, warmup without adaptation and
     fixed-parameter stretches of an algorithm all go through it. One step (PT's inner move by
-    default) is a plain call with the key a loop of one would give it: no loop, and the step
-    traced once rather than twice (once for its shapes, once by ``scan``).
+    default) is a plain call with ``key`` itself: no loop, no split (a copy of Threefry's
+    rounds: XLA compiled default PT's program in 2.04 s without it, 2.21 s with, 2026-11-29), and
+    the step traced once rather than twice (once for its shapes, once by ``scan``).
     """
     if isinstance(num_steps, int) and num_steps == 1:
-        state, info = step(jax.random.split(key, 1)[0], state)
+        state, info = step(key, state)
         return state, tally(info)
 
     def body(carry, step_key):

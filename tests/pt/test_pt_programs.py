@@ -105,17 +105,19 @@ def test_the_count_sees_a_program_run_op_by_op(model):
 @pytest.mark.parametrize("thin", [1, 2])
 def test_the_one_program_samples_as_the_chunk_program(thin):
     """The one program (``Scans``) against the warmup and chunk programs of the same algorithm
-    (``scans=None``), float64: the same warmed state and draws, bit for bit, with thinning too;
+    (``scans=None``), float64: the same draws and the same swap decisions, with thinning too;
     and a broken scan (its sampling steps on other keys than ``step``'s) is caught by the same
-    check."""
+    check. The draws agree to rounding (relative 1e-12), not bit for bit: XLA compiles the
+    two programs' RWM arithmetic differently in the last bits (with thinning they differed by
+    4e-14 once a one-step inner move took its key unsplit, 2026-11-29), while the same keys
+    make the same proposals and decisions — a scan on other keys differs wholesale."""
     model = get_model("gauss_mixture", dim=2, precision="float64")
     algorithm = get_sampler("pt", model, rungs=4, inner="rwm")
     kwargs = dict(key=2, draws=12, chains=2, warmup=24, thin=thin, progress=False)
     one = run_chains(model, algorithm, **kwargs)
     two = run_chains(model, algorithm._replace(scans=None), **kwargs)
-    for name in ("theta",):
-        np.testing.assert_array_equal(one.idata.posterior[name].values,
-                                      two.idata.posterior[name].values)
+    np.testing.assert_allclose(one.idata.posterior["theta"].values,
+                               two.idata.posterior["theta"].values, rtol=1e-12, atol=0)
     np.testing.assert_array_equal(one.idata.sample_stats["swap_accepted"].values,
                                   two.idata.sample_stats["swap_accepted"].values)
     scan = algorithm.scans.scan
@@ -123,8 +125,8 @@ def test_the_one_program_samples_as_the_chunk_program(thin):
         scan=lambda k, t, s, p, c, w, n: scan(
             jax.lax.cond(w, lambda: k, lambda: jax.random.fold_in(k, 1)), t, s, p, c, w, n)))
     off = run_chains(model, broken, **kwargs)
-    assert not np.array_equal(off.idata.posterior["theta"].values,
-                              two.idata.posterior["theta"].values)
+    assert not np.allclose(off.idata.posterior["theta"].values,
+                           two.idata.posterior["theta"].values, rtol=1e-12, atol=0)
 
 
 @pytest.mark.parametrize(("name", "options", "warmup_key"),

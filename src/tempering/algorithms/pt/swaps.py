@@ -63,11 +63,6 @@ def select_rows(flag: jax.Array, new: Any, old: Any) -> Any:
         lambda a, b: jnp.where(flag.reshape(flag.shape + (1,) * (a.ndim - 1)), a, b), new, old)
 
 
-def _pair_keys(key: jax.Array, pairs: int) -> jax.Array:
-    """Pair (m − 1, m)'s key: ``split(key, M)[M − m]``, the order of the sweep m = M..1."""
-    return jax.random.split(key, pairs)[::-1]
-
-
 def paired_swaps(key: jax.Array, ladder: TemperingLadder, bound: BoundKernel, view: tuple,
                  params: Any, replicas: Any, index: jax.Array, parity: jax.Array,
                  log_ratio: Callable = swap_log_ratio, window: jax.Array | None = None,
@@ -87,7 +82,7 @@ def paired_swaps(key: jax.Array, ladder: TemperingLadder, bound: BoundKernel, vi
     log_r = log_ratio(candidates.logdensity[1:], candidates.logdensity[:-1],
                       replicas.logdensity[1:], replicas.logdensity[:-1])
     proposed = (jnp.arange(num - 1) % 2 == parity) & inside_pairs(window, num - 1) & gate
-    accepted, prob = jax.vmap(metropolis)(_pair_keys(key, num - 1), log_r)
+    accepted, prob = metropolis(key, log_r)  # one uniform per pair, drawn at once
     accepted = proposed & accepted
     moved = paired & accepted[jnp.clip(jnp.minimum(jnp.arange(num), partner), 0, num - 2)]
     costs = rung_costs(ladder)
