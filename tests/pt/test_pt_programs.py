@@ -11,6 +11,8 @@ and shows up here."""
 
 from __future__ import annotations
 
+import functools
+import re
 from types import SimpleNamespace
 
 import jax
@@ -147,3 +149,57 @@ def test_warm_chains_sample_on_the_program_of_their_runs_warmup(model, name, opt
                          warmed=True)
     assert compiled.prepared(2, 30, 5, warmed=True)
     assert ("program", warmup_key, 5, 2) in compiled._executables, list(compiled._executables)
+
+
+#: Copies of Threefry's rounds in default PT's program once XLA inlines its calls (each
+#: ``jax.random`` split, fold or draw is one, ~0.15 s of XLA's compile on 2 cores): the driver's
+#: ``fold_in`` by the scan's index, the scan's split into the rungs' and the swaps' keys, the
+#: swapped pairs' uniforms, and BlackJAX's HMC's three (its split, the momentum, the
+#: acceptance). There were ten before 2026-11-29 (commit 807d817).
+THREEFRY_COPIES = 6
+
+
+def _program_text(model, monkeypatch, **options) -> str:
+    """The lowered text of the program a PT pilot compiles (``rungs=auto``'s shared program)."""
+    import tempering.algorithms.programs as programs
+
+    texts, real = [], programs.compile_lowered
+
+    def capture(lowered, sampling=True):
+        texts.append(lowered.as_text())
+        return real(lowered, sampling)
+
+    monkeypatch.setattr(programs, "compile_lowered", capture)
+    get_sampler("pt", model, layout=RunLayout(batch=2, warmup=40, draws=30, chunk=2), **options)
+    return texts[-1]
+
+
+def _inlined_copies(text: str, name: str = "threefry2x32") -> int:
+    """Copies of the functions named ``name…`` in a lowered program once its calls are inlined
+    (as XLA inlines them): a function lowered once and called from two places is two copies."""
+    bodies: dict[str, list[str]] = {}
+    current = None
+    for line in text.splitlines():
+        opened = re.match(r"\s*func\.func (?:public |private )?@([\w.]+)\(", line)
+        if opened:
+            current = opened.group(1)
+            bodies[current] = []
+        elif current is not None:
+            bodies[current] += re.findall(r"call @([\w.]+)\(", line)
+
+    @functools.cache
+    def copies(function: str) -> int:
+        own = 1 if function.startswith(name) else 0
+        return own + sum(copies(callee) for callee in bodies.get(function, ()))
+
+    return copies("main")
+
+
+def test_the_scan_draws_its_randomness_with_few_copies_of_threefry(model, monkeypatch):
+    """Default PT's program holds :data:`THREEFRY_COPIES` copies of Threefry; the control, two
+    inner steps a scan (a loop that splits a key per step), holds one more, so the count sees
+    a split."""
+    count = _inlined_copies(_program_text(model, monkeypatch))
+    assert count <= THREEFRY_COPIES, count
+    more = _inlined_copies(_program_text(model, monkeypatch, inner_steps=2))
+    assert more > count, (more, count)
