@@ -154,9 +154,10 @@ def test_warm_chains_sample_on_the_program_of_their_runs_warmup(model, name, opt
 #: Copies of Threefry's rounds in default PT's program once XLA inlines its calls (each
 #: ``jax.random`` split, fold or draw is one, ~0.15 s of XLA's compile on 2 cores): the driver's
 #: ``fold_in`` by the scan's index, the scan's split into the rungs' and the swaps' keys, the
-#: swapped pairs' uniforms, and BlackJAX's HMC's three (its split, the momentum, the
-#: acceptance). There were ten before 2026-11-29 (commit 807d817).
-THREEFRY_COPIES = 6
+#: swapped pairs' uniforms, and HMC's one draw of its momentum and acceptance
+#: (:func:`tempering.kernels.hmc.one_draw_step`; BlackJAX's kernel makes three: a split, the
+#: momentum, the acceptance). There were ten before 2026-11-29 (commit 807d817).
+THREEFRY_COPIES = 4
 
 
 def _program_text(model, monkeypatch, **options) -> str:

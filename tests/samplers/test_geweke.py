@@ -5,12 +5,13 @@ Model: θ ∈ R², θ ~ N(0, I); y_1..y_3 | θ ~ N(θ, I). One iteration makes o
 under test on p(θ | y) (re-initialised, since its cached log density belongs to the old y), then
 draws a fresh y ~ p(y | θ). If the kernel leaves p(θ | y) invariant, θ keeps mean 0 and second
 moment 1 and its residual about E[θ | y] keeps the posterior variance. Deliberately broken kernels
-— a proposal drift without its Hastings correction; a kernel targeting a tempered posterior — must
-be caught by the same statistics.
+— a proposal drift without its Hastings correction; HMC whose momentum is drawn at three times its
+metric's scale; a kernel targeting a tempered posterior — must be caught by the same statistics.
 """
 
 from __future__ import annotations
 
+import blackjax
 import jax
 import jax.numpy as jnp
 import pytest
@@ -47,16 +48,45 @@ def drifting_rwm(logdensity_fn, step_size=1.0, drift=0.3):
     return Kernel(init, step)
 
 
+def overdispersed_hmc(logdensity_fn, step_size=0.3, num_steps=5, scale=3.0):
+    """BROKEN: HMC whose momentum is drawn at ``scale`` times the metric's (the kinetic energy
+    is the unit metric's), so its Metropolis test is for another extended target; otherwise the
+    transition of :func:`tempering.kernels.hmc.one_draw_step`."""
+    metric = blackjax.mcmc.metrics.default_metric(jnp.ones(DIM))
+
+    def init(position):
+        return hmc.make(logdensity_fn, step_size, num_steps).init(position)
+
+    def step(key, state):
+        k_momentum, k_accept = jax.random.split(key)
+        momentum = scale * jax.random.normal(k_momentum, state.position.shape)
+        integrator = blackjax.mcmc.integrators.velocity_verlet(logdensity_fn,
+                                                               metric.kinetic_energy)
+        generate = blackjax.mcmc.hmc.hmc_proposal(integrator, metric.kinetic_energy, step_size,
+                                                  num_steps)
+        proposal, info, _ = generate(k_accept, blackjax.mcmc.integrators.IntegratorState(
+            state.position, momentum, state.logdensity, state.logdensity_grad))
+        new = blackjax.mcmc.hmc.HMCState(proposal.position, proposal.logdensity,
+                                         proposal.logdensity_grad)
+        return new, StepInfo(info.acceptance_rate, info.is_accepted, jnp.ones(()),
+                             info.is_divergent)
+
+    return Kernel(init, step)
+
+
 CASES = cases(
     correct={
         "rwm": lambda fn: rwm.make(fn, jnp.ones(DIM)),
         "hmc": lambda fn: hmc.make(fn, 0.3, num_steps=5),
+        "hmc_mass": lambda fn: hmc.make(fn, 0.3, num_steps=5,
+                                        inverse_mass_matrix=jnp.asarray([0.5, 2.0])),
         "nuts": lambda fn: nuts.make(fn, 0.4, jnp.ones(DIM)),
         "slice": lambda fn: slice.make(fn, jnp.ones(DIM)),
         "slice_reversed": lambda fn: slice.make(fn, jnp.ones(DIM), reverse=True),
     },
     broken={
         "drifting_rwm": drifting_rwm,
+        "overdispersed_hmc": overdispersed_hmc,
         "tempered_slice": lambda fn: slice.make(lambda t: 0.6 * fn(t), jnp.ones(DIM)),
     },
 )

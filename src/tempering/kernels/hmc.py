@@ -1,4 +1,6 @@
-"""Hamiltonian Monte Carlo with fixed step size ε and L leapfrog steps (BlackJAX ``hmc``).
+"""Hamiltonian Monte Carlo with fixed step size ε and L leapfrog steps: BlackJAX ``hmc``'s
+transition (its metric, integrator and proposal), its momentum and acceptance drawn at once
+(:func:`one_draw_step`).
 
 The seeds use ε = 0.01 with L = 10 (Gaussian mean) or L = 5 (GP), identity mass matrix. Each step
 makes L value-and-gradient evaluations (BlackJAX caches the start point's). With
@@ -43,12 +45,47 @@ def make(logdensity_fn: LogDensity, step_size, num_steps: int | jax.Array = 10,
     def step(key, state):
         imm = (jnp.ones_like(state.position) if inverse_mass_matrix is None
                else jnp.asarray(inverse_mass_matrix))
-        algorithm = blackjax.hmc(logdensity_fn, step_size, imm, num_steps)
-        state, info = algorithm.step(key, state)
+        state, info = one_draw_step(key, state, logdensity_fn, step_size, imm, num_steps)
         return state, StepInfo(info.acceptance_rate, info.is_accepted,
                                jnp.asarray(num_steps, float), info.is_divergent)
 
     return Kernel(init, step)
+
+
+def one_draw_step(key, state, logdensity_fn: LogDensity, step_size, inverse_mass_matrix,
+                  num_steps):
+    """One HMC transition as BlackJAX's ``hmc`` kernel makes it (its metric, velocity Verlet,
+    ``hmc_proposal``: the same transition), its randomness drawn at once: d + 1 uniforms V on
+    (−1, 1) from ``key``, the momentum p = √2 erf⁻¹(V_{1:d}) / √m (``jax.random.normal``'s
+    own transform, scaled as BlackJAX's diagonal metric scales it) and the acceptance
+    U = (V_{d+1} + 1)/2 < min(1, e^{−ΔH}). Written here, not taken whole from BlackJAX, because
+    its kernel splits the key and draws the momentum and the acceptance apart: three copies of
+    Threefry's rounds in a compiled program where this makes one (about 0.15 s of XLA's compile
+    each on 2 cores; ``tests/pt/test_pt_programs.py`` counts them)."""
+    position = state.position
+    metric = blackjax.mcmc.metrics.default_metric(inverse_mass_matrix)
+    integrator = blackjax.mcmc.integrators.velocity_verlet(logdensity_fn, metric.kinetic_energy)
+    dtype = position.dtype
+    lowest = np.nextafter(np.array(-1.0, dtype), np.array(0.0, dtype))  # as jax.random.normal
+    draws = jax.random.uniform(key, (position.shape[-1] + 1,), dtype, minval=lowest, maxval=1.0)
+    normal = np.array(np.sqrt(2.0), dtype) * jax.lax.erf_inv(draws[:-1])
+    momentum = normal * jnp.sqrt(jnp.reciprocal(inverse_mass_matrix))
+    uniform = 0.5 * (draws[-1] + 1.0)
+
+    def accept_below(rng_key, log_p_accept, current, proposal):
+        del rng_key  # the acceptance's uniform was drawn with the momentum
+        p_accept = jnp.clip(jnp.exp(log_p_accept), max=1)
+        accepted = uniform < p_accept
+        chosen = jax.tree.map(lambda a, b: jnp.where(accepted, a, b), proposal, current)
+        return chosen, (accepted, p_accept, None)
+
+    generate = blackjax.mcmc.hmc.hmc_proposal(
+        integrator, metric.kinetic_energy, step_size, num_steps, sample_proposal=accept_below)
+    start = blackjax.mcmc.integrators.IntegratorState(position, momentum, state.logdensity,
+                                                      state.logdensity_grad)
+    proposal, info, _ = generate(key, start)
+    return blackjax.mcmc.hmc.HMCState(proposal.position, proposal.logdensity,
+                                      proposal.logdensity_grad), info
 
 
 def bind(options: HmcOptions, dim: int) -> BoundKernel:
