@@ -10,8 +10,8 @@ rung 0 alone, so before each PT step the hotter replicas are drawn exactly from 
 SPT runs twice: on a fixed ladder, and as it runs at its defaults — the schedule its pilot places
 (on 16 points: on 4 the rounded subsets repeat, 4, 4, 1, 1 points, and a swap between equal rungs
 cannot be wrong), DEO swaps and 3 inner steps. Broken variants — a swap ratio with its terms
-transposed (PT, SPT on either ladder), and tempered transitions with seed 000
-Algorithm 2's printed (off-by-one) down levels — must fail the same test. The printed levels bias
+transposed (PT, SPT on either ladder), and tempered transitions (TT, and STT on its redrawn
+subsets) with seed 000 Algorithm 2's printed (off-by-one) down levels — must fail the same test. The printed levels bias
 the second moments only mildly (|z| ≈ 3.5–6 with 4 chains), so the table runs 16 chains (compile
 time dominates: 16 cost about what 4 do) and the pooled statistics.
 """
@@ -113,6 +113,7 @@ CASES = cases(
                                                     "swap": "deo", "inner_steps": 3,
                                                     "log_ratio": transposed_log_ratio}),
         "tt_algorithm2_printed_levels": ("tt", {"down_levels": "printed"}),
+        "stt_algorithm2_printed_levels": ("stt", {"down_levels": "printed"}),
     },
 )
 
