@@ -11,9 +11,10 @@ SPT runs twice: on a fixed ladder, and as it runs at its defaults — the schedu
 (on 16 points: on 4 the rounded subsets repeat, 4, 4, 1, 1 points, and a swap between equal rungs
 cannot be wrong), DEO swaps and 3 inner steps. Broken variants — a swap ratio with its terms
 transposed (PT, SPT on either ladder), and tempered transitions (TT, and STT on its redrawn
-subsets) with seed 000 Algorithm 2's printed (off-by-one) down levels — must fail the same test. The printed levels bias
-the second moments only mildly (|z| ≈ 3.5–6 with 4 chains), so the table runs 16 chains (compile
-time dominates: 16 cost about what 4 do) and the pooled statistics.
+subsets) with seed 000 Algorithm 2's printed (off-by-one) down levels — must fail the same
+test. The printed levels bias the second moments only mildly (|z| ≈ 3.5–6 with 4 chains), so
+the table runs 16 chains (compile time dominates: 16 cost about what 4 do) and the pooled
+statistics.
 """
 
 from __future__ import annotations
