@@ -57,18 +57,6 @@ def metropolis(key: Array, log_ratio: Array) -> tuple[Array, Array]:
     return accepted, accept_probability(log_ratio)
 
 
-def normals_and_uniform(key: Array, dim: int, dtype: Any) -> tuple[Array, Array]:
-    """d standard normals and one U(0, 1) from one draw of d + 1 uniforms V on (−1, 1): the
-    normals √2 erf⁻¹(V_{1:d}) (``jax.random.normal``'s own transform), the uniform
-    (V_{d+1} + 1)/2. One copy of Threefry's rounds in a compiled program, where a split and two
-    draws make three (about 0.15 s of XLA's compile each on 2 cores): a kernel's proposal and
-    its Metropolis test from one key (:mod:`tempering.kernels.hmc`,
-    :mod:`tempering.kernels.rwm`)."""
-    lowest = np.nextafter(np.array(-1.0, dtype), np.array(0.0, dtype))  # as jax.random.normal
-    draws = jax.random.uniform(key, (dim + 1,), dtype, minval=lowest, maxval=1.0)
-    return jax.lax.erf_inv(draws[:-1]) * np.array(np.sqrt(2.0), dtype), 0.5 * (draws[-1] + 1.0)
-
-
 def select(flag: Array, new: Any, old: Any) -> Any:
     """``new`` where ``flag`` else ``old``, leaf by leaf (an accepted or rejected proposal)."""
     return jax.tree.map(lambda a, b: jnp.where(flag, a, b), new, old)

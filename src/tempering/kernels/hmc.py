@@ -22,7 +22,6 @@ from tempering.config import Options
 from tempering.kernels.adapter import scale_adapter, window_adapter
 from tempering.kernels.base import BoundKernel, Kernel, KernelSpec, LogDensity, StepInfo
 from tempering.kernels.step_size import dual_averaging_warmup
-from tempering.numerics import normals_and_uniform
 
 
 class HmcOptions(Options):
@@ -66,8 +65,12 @@ def one_draw_step(key, state, logdensity_fn: LogDensity, step_size, inverse_mass
     position = state.position
     metric = blackjax.mcmc.metrics.default_metric(inverse_mass_matrix)
     integrator = blackjax.mcmc.integrators.velocity_verlet(logdensity_fn, metric.kinetic_energy)
-    normal, uniform = normals_and_uniform(key, position.shape[-1], position.dtype)
+    dtype = position.dtype
+    lowest = np.nextafter(np.array(-1.0, dtype), np.array(0.0, dtype))  # as jax.random.normal
+    draws = jax.random.uniform(key, (position.shape[-1] + 1,), dtype, minval=lowest, maxval=1.0)
+    normal = np.array(np.sqrt(2.0), dtype) * jax.lax.erf_inv(draws[:-1])
     momentum = normal * jnp.sqrt(jnp.reciprocal(inverse_mass_matrix))
+    uniform = 0.5 * (draws[-1] + 1.0)
 
     def accept_below(rng_key, log_p_accept, current, proposal):
         del rng_key  # the acceptance's uniform was drawn with the momentum

@@ -1,5 +1,4 @@
-"""Random-walk Metropolis with a Gaussian proposal θ′ = θ + σ ⊙ ε, ε ~ N(0, I) (BlackJAX
-``normal_random_walk``'s transition, its randomness drawn at once: :func:`make`).
+"""Random-walk Metropolis with a Gaussian proposal θ′ = θ + σ ⊙ ε, ε ~ N(0, I) (BlackJAX ``rmh``).
 
 Seed 000 §4.3 uses σ_m = 0.1 β_m^(−1/2) on rung m: the spec's ``scale_for_rung``, which the
 tempering samplers apply through :meth:`~tempering.kernels.base.KernelSpec.rung_params`. One
@@ -17,7 +16,7 @@ from tempering.config import Options
 from tempering.kernels.adapter import scale_adapter
 from tempering.kernels.base import BoundKernel, Kernel, KernelSpec, LogDensity, StepInfo, as_vector
 from tempering.kernels.step_size import dual_averaging_warmup
-from tempering.numerics import accept_probability, array_module, normals_and_uniform
+from tempering.numerics import array_module
 
 
 class RwmOptions(Options):
@@ -29,30 +28,15 @@ class RwmOptions(Options):
 
 
 def make(logdensity_fn: LogDensity, step_size) -> Kernel:
-    """Gaussian random-walk Metropolis kernel with per-coordinate scale ``step_size``: BlackJAX
-    ``normal_random_walk``'s transition and state, its proposal's ε and its Metropolis test's U
-    drawn at once (:func:`~tempering.numerics.normals_and_uniform`: one copy of Threefry in a
-    compiled program where BlackJAX's kernel, which splits its key and draws the two apart,
-    makes three). Written here for that reason; a non-finite log density at the proposal is a
-    rejection, as in BlackJAX."""
-    scale = jnp.asarray(step_size)
-
-    def init(position):
-        return blackjax.mcmc.random_walk.init(position, logdensity_fn)
+    """Gaussian random-walk Metropolis kernel with per-coordinate scale ``step_size``."""
+    algorithm = blackjax.normal_random_walk(logdensity_fn, jnp.asarray(step_size))
 
     def step(key, state):
-        normal, uniform = normals_and_uniform(key, state.position.shape[-1],
-                                              state.position.dtype)
-        position = state.position + scale * normal
-        logdensity = logdensity_fn(position)
-        p_accept = accept_probability(logdensity - state.logdensity)
-        accepted = uniform < p_accept
-        new = blackjax.mcmc.random_walk.RWState(
-            jnp.where(accepted, position, state.position),
-            jnp.where(accepted, logdensity, state.logdensity))
-        return new, StepInfo(p_accept, accepted, jnp.ones(()), jnp.zeros((), bool))
+        state, info = algorithm.step(key, state)
+        return state, StepInfo(info.acceptance_rate, info.is_accepted, jnp.ones(()),
+                               jnp.zeros((), bool))
 
-    return Kernel(init, step)
+    return Kernel(algorithm.init, step)
 
 
 def bind(options: RwmOptions, dim: int) -> BoundKernel:
