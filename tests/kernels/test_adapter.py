@@ -74,7 +74,7 @@ def acceptance(make, params, num_steps=2000, key=1):
 
     _, rates = jax.lax.scan(body, kernel.init(jnp.zeros(3)),
                             jax.random.split(jax.random.key(key), num_steps))
-    return float(jnp.mean(rates))
+    return jnp.mean(rates)
 
 
 def test_window_adapter_finds_the_variances_and_the_step():
@@ -103,9 +103,16 @@ def test_window_adapter_finds_the_variances_and_the_step():
 
 
 def test_scale_adapter_reaches_the_target_acceptance():
-    """Dual averaging of RWM's scale over 1000 steps: the tuned scale accepts near the 0.234
-    targeted; the untuned scale (1 on every coordinate) does not."""
+    """Dual averaging of RWM's scale over 1000 steps, eight seeds at once: the tuned scales
+    accept 0.234 on average as targeted (each seed's acceptance spreads by about ±0.03, so
+    their mean by ±0.011; the bound is 2.7 of those); the untuned scale (1 on every
+    coordinate) does not. A dual averaging restarted at Stan's window ends, as the mass
+    matrix's adapter does, ends on the average of the last 50 steps and accepted 0.186 on
+    these seeds: this test fails it."""
     params = {"step_size": jnp.ones(3)}
-    tuned = tuned_run(scale_adapter(0.234), make_rwm, params, 1000)
-    assert abs(acceptance(make_rwm, tuned) - 0.234) < 0.05
+    keys = jnp.arange(8)
+    tuned = jax.vmap(lambda k: tuned_run(scale_adapter(0.234), make_rwm, params, 1000,
+                                         key=k))(keys)
+    rates = jax.vmap(lambda p, k: acceptance(make_rwm, p, key=k))(tuned, keys + 100)
+    assert abs(float(jnp.mean(rates)) - 0.234) < 0.03, rates
     assert abs(acceptance(make_rwm, params) - 0.234) > 0.05

@@ -66,12 +66,15 @@ class Adapter(NamedTuple):
 
 class Stage(NamedTuple):
     """Where a warmup step is in Stan's schedule: in a slow window (the mass matrix is
-    estimated), the last step of one, and the dual-averaging iteration (1, 2, …; it restarts
-    after each slow window)."""
+    estimated), the last step of one, the dual-averaging iteration (1, 2, …; it restarts
+    after each slow window) and the step's own number (1, 2, …, never restarted: an adapter
+    of the step alone runs one dual averaging over the whole warmup, as Stan does when the
+    metric is fixed)."""
 
     slow: Any
     window_end: Any
     count: Any
+    step: Any
 
 
 def stages(num_steps: int, initial_buffer: int = 75, first_window: int = 25,
@@ -102,7 +105,7 @@ def stages(num_steps: int, initial_buffer: int = 75, first_window: int = 25,
     count = np.ones(size, np.int32)
     for i in range(1, size):
         count[i] = 1 if ends[i - 1] else count[i - 1] + 1
-    return Stage(slow, ends, count)
+    return Stage(slow, ends, count, np.arange(1, size + 1, dtype=np.int32))
 
 
 #: The most windows :func:`stage_at` considers: the windows double from 25 steps, so 24 cover any
@@ -137,7 +140,7 @@ def stage_at(s: jax.Array, num_steps: jax.Array, initial_buffer: int = 75,
     ends = jnp.where(windows & (k <= last), ends, -1)
     slow = windows & (initial <= s) & (s < final_start)
     return Stage(slow, jnp.any(ends == s) & (s >= 0) & windows,
-                 s - jnp.max(jnp.where(ends < s, ends, -1)))
+                 s - jnp.max(jnp.where(ends < s, ends, -1)), s + 1)
 
 
 #: Dual averaging's constants (Hoffman & Gelman 2014's recommendations, BlackJAX's defaults).
@@ -188,7 +191,11 @@ def _finite(acceptance: jax.Array) -> jax.Array:
 
 def scale_adapter(target_accept: float) -> Adapter:
     """Dual averaging of a multiplier of ``params["step_size"]`` (a scalar or a vector, whose
-    shape is kept), from 1."""
+    shape is kept), from 1, over the whole warmup (``stage.step``): with no mass matrix to
+    estimate there are no windows to restart at, and restarting anyway left the tuned scale
+    the average of the last 50 steps only (RWM on a Gaussian then accepted 0.12–0.25 over
+    eight seeds where 0.234 was targeted; over the whole warmup, 0.18–0.26, as BlackJAX's
+    ``dual_averaging_adaptation``)."""
 
     def init(params: Params) -> DualAveraging:
         return da_start(jnp.ones((), jnp.asarray(params["step_size"]).dtype))
@@ -198,7 +205,7 @@ def scale_adapter(target_accept: float) -> Adapter:
 
     def update(tuning: DualAveraging, stage: Stage, position, acceptance) -> DualAveraging:
         del position
-        return da_update(tuning, stage.count, target_accept - _finite(acceptance))
+        return da_update(tuning, stage.step, target_accept - _finite(acceptance))
 
     def final(tuning: DualAveraging, params: Params) -> Params:
         return {**params, "step_size": params["step_size"] * da_final(tuning)}
