@@ -60,6 +60,21 @@ def test_stepping_stone_sums_the_pairs_and_knows_the_prior_end():
     assert out["log_z_ratio_se"] > 0 and not out["log_z_is_evidence"]
 
 
+def test_stepping_stones_error_counts_the_pairs_covariance():
+    """Two pairs whose weights move together (one replica's energy read by both, as swaps make
+    adjacent pairs covary): the sum's standard error is twice one pair's, where pairs taken
+    as independent give √2 times (the error found too small by a seeded run, 2026-11-29);
+    pairs that move oppositely cancel."""
+    from tempering.algorithms.pt.mixing import stepping_stone
+
+    w = np.random.default_rng(0).uniform(0.5, 1.5, size=400)
+    one = stepping_stone(np.log(w)[None, :, None], None)["log_z_ratio_se"]
+    together = np.log(np.stack([w, w], axis=-1))[None]
+    assert stepping_stone(together, None)["log_z_ratio_se"] == pytest.approx(2 * one)
+    opposite = np.log(np.stack([w, 2 * np.mean(w) - w], axis=-1))[None]
+    assert stepping_stone(opposite, None)["log_z_ratio_se"] < 0.1 * one
+
+
 def test_warmup_rounds_move_the_schedule_and_sampling_keeps_it():
     model = get_model("mixture")
     algorithm = get_sampler("pt", model, inner="rwm", rungs=6, rounds=6, reference="prior")

@@ -60,9 +60,14 @@ def stepping_stone(log_up: np.ndarray, betas: np.ndarray | None,
     chains; with the prior as the last rung (β_M = 0) and a normalised prior, log Z(β_M) = 0 and
     this is the log evidence.
 
-    Its Monte-Carlo error is by batch means and the delta method: per chain and pair, the
-    variance of the mean of w = exp(``log_up``) from ``batches`` consecutive batches, divided by
-    the squared mean; summed over pairs, over chains, and divided by the chains squared.
+    Its Monte-Carlo error is by batch means and the delta method, over the chain's whole sum:
+    per chain, each pair's draws of w = exp(``log_up``) are cut into ``batches`` consecutive
+    batches, batch b's sum over pairs of mean_b(w)/mean(w) is formed, and the variance of the
+    mean of those sums is the chain's; summed over chains and divided by the chains squared.
+    Adjacent pairs share replicas through the swaps, so their estimates covary: the sum of
+    each pair's variance alone (before 2026-11-29) understated the error about twofold (ten
+    seeds of ``tests/pt/test_pt_reference.py``'s run: errors of 2.3 such units on average,
+    1.2 of these).
 
     Parameters
     ----------
@@ -74,17 +79,16 @@ def stepping_stone(log_up: np.ndarray, betas: np.ndarray | None,
     values = np.asarray(log_up, dtype=float)
     estimates, variances = [], []
     for chain in values:
-        total, variance = 0.0, 0.0
+        total, linear = 0.0, np.zeros(batches)
         for pair in chain.T:
             seen = pair[np.isfinite(pair)]
             if seen.size < batches:
                 return {}
             w = np.exp(seen - seen.max())
             total += float(seen.max() + np.log(np.mean(w)))
-            means = np.array([b.mean() for b in np.array_split(w, batches)])
-            variance += float(means.var(ddof=1) / batches / np.mean(w) ** 2)
+            linear += np.array([b.mean() for b in np.array_split(w, batches)]) / np.mean(w)
         estimates.append(total)
-        variances.append(variance)
+        variances.append(float(linear.var(ddof=1) / batches))
     chains = len(estimates)
     return {"log_z_ratio": float(np.mean(estimates)), "log_z_ratio_chains": estimates,
             "log_z_ratio_se": float(np.sqrt(np.sum(variances)) / chains),
