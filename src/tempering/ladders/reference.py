@@ -120,21 +120,26 @@ def uses_q(kind: ReferenceKind, s: jax.Array) -> jax.Array | bool:
 def path_density(model: Model, s: jax.Array, kind: ReferenceKind,
                  reference: GaussianReference | None,
                  log_q: Callable[[GaussianReference, jax.Array], jax.Array]
-                 = gaussian_log_density) -> Callable[[jax.Array], jax.Array]:
+                 = gaussian_log_density,
+                 log_lik: Callable[[jax.Array], jax.Array] | None = None
+                 ) -> Callable[[jax.Array], jax.Array]:
     """θ ↦ h(θ) at schedule coordinate s (traced): log p(θ) + β log p(X | θ) from the prior, or
     (1 − β) log q(θ) + β log γ(θ) from q (log q at β = 0, even where γ(θ) = 0); −∞ where not
-    finite. ``log_q`` is replaceable only to show that a wrongly normalised q is caught."""
+    finite. ``log_q`` is replaceable only to show that a wrongly normalised q is caught;
+    ``log_lik`` is the full data's log p(X | θ) (default ``model.log_lik``; a ladder passes
+    :func:`~tempering.models.blocked.blocked_log_lik`'s, made once)."""
     beta = path_beta(s)
+    log_lik_of = model.log_lik if log_lik is None else log_lik
 
     def prior_path(log_prior, log_lik):
         tempered = jnp.where(beta > 0, beta * jnp.where(beta > 0, log_lik, 0.0), 0.0)
         return finite_or_neg_inf(log_prior + tempered)
 
     if kind == "prior" or reference is None:
-        return lambda theta: prior_path(model.log_prior(theta), model.log_lik(theta))
+        return lambda theta: prior_path(model.log_prior(theta), log_lik_of(theta))
 
     def log_density(theta):
-        log_prior, log_lik = model.log_prior(theta), model.log_lik(theta)
+        log_prior, log_lik = model.log_prior(theta), log_lik_of(theta)
         log_ref = log_q(reference, theta)
         safe = jnp.where(beta > 0, log_prior + log_lik, 0.0)
         from_q = jnp.where(beta > 0, (1.0 - beta) * log_ref + beta * safe, log_ref)

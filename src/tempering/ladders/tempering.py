@@ -42,6 +42,7 @@ from tempering.ladders.reference import (
     target_index,
 )
 from tempering.models.base import Model
+from tempering.models.blocked import blocked_log_lik
 from tempering.numerics import finite_or_neg_inf
 
 View = tuple[jax.Array, ...]
@@ -107,10 +108,13 @@ def traced_once_per_shape(density: Callable[[View, jax.Array, jax.Array], jax.Ar
     return density_at
 
 
-def tempered_density(model: Model, beta: jax.Array) -> Callable[[jax.Array], jax.Array]:
+def tempered_density(model: Model, beta: jax.Array,
+                     log_lik: Callable[[jax.Array], jax.Array] | None = None
+                     ) -> Callable[[jax.Array], jax.Array]:
     """θ ↦ log p(θ) + β log p(X | θ) for a traced β; β = 0 is the prior rung (0 · log p(X | θ)
-    read as 0, even where p(X | θ) = 0); −∞ where not finite."""
-    return path_density(model, beta, "prior", None)
+    read as 0, even where p(X | θ) = 0); −∞ where not finite. ``log_lik``: as
+    :func:`~tempering.ladders.reference.path_density`'s."""
+    return path_density(model, beta, "prior", None, log_lik=log_lik)
 
 
 def power_tempering_ladder(model: Model, betas: np.ndarray) -> TemperingLadder:
@@ -118,9 +122,10 @@ def power_tempering_ladder(model: Model, betas: np.ndarray) -> TemperingLadder:
     rungs = power_ladder(model, [float(b) for b in betas])
     n = model.n_data
     fixed = np.asarray(betas, dtype=np.float64)
+    log_lik = blocked_log_lik(model)
 
     def density_at(view, m, theta):
-        return tempered_density(model, jnp.asarray(fixed)[m])(theta)
+        return tempered_density(model, jnp.asarray(fixed)[m], log_lik)(theta)
 
     return TemperingLadder("power", tuple(float(b) for b in betas), (n,) * len(betas),
                            (1.0,) * len(betas), False, lambda key: (), lambda view: rungs,
@@ -148,11 +153,12 @@ def adaptive_power_ladder(model: Model, betas: np.ndarray, reference: ReferenceK
     if not start or start[target] != 1.0 or (reference != "stabilized" and target != 0):
         raise ValueError("a ladder starts at the target: betas[0] must be 1")
     n = model.n_data
+    log_lik = blocked_log_lik(model)
 
     @traced_once_per_shape
     def density_at(view, m, theta):
         return path_density(model, view[0][m], reference,
-                            None if reference == "prior" else view[1], log_q)(theta)
+                            None if reference == "prior" else view[1], log_q, log_lik)(theta)
 
     def rungs(view):
         return tuple(Rung(density_at(view, m), 1.0, None) for m in range(len(start)))
