@@ -1,6 +1,7 @@
-"""The full-data log likelihood in blocks (:mod:`tempering.models.blocked`): the same value,
-gradient and Hessian as the model's own, batched or not, with and without a remainder of rows;
-small or term-less models keep their own; the tempering ladders' densities use it."""
+"""The log likelihood in blocks (:mod:`tempering.models.blocked`): the same value, gradient and
+Hessian as the model's own, batched or not, with and without a remainder of rows, on constant
+or traced rows; small or term-less models keep their own; the tempering ladders' densities (power
+and subset) use it."""
 
 from __future__ import annotations
 
@@ -10,9 +11,14 @@ import numpy as np
 import pytest
 
 from tempering import get_model
-from tempering.ladders import adaptive_power_ladder, power_tempering_ladder
+from tempering.ladders import (
+    adaptive_power_ladder,
+    adaptive_subset_ladder,
+    power_tempering_ladder,
+    subset_tempering_ladder,
+)
 from tempering.models import blocked
-from tempering.models.blocked import blocked_log_lik
+from tempering.models.blocked import blocked_log_lik, blocked_sum
 
 MIXTURE = {"means": [-3.0, 0.0, 3.0], "sigma": 1.0, "prior_sd": 3.0}
 MU = np.array([[-2.9, 0.1, 3.05], [0.5, -1.0, 2.0]])
@@ -79,3 +85,45 @@ def test_tempering_ladders_use_the_blocks(make, monkeypatch):
     beta = float(ladder.betas[m]) if ladder.target == 0 else 1.0
     expected = model.log_prior(mu) + beta * model.log_lik(mu)
     np.testing.assert_allclose(float(found), float(expected), rtol=1e-5)
+
+
+def test_blocks_of_traced_rows_and_their_tangent():
+    """Rows passed in (a subset's gather inside a program): the same value and θ-gradient as
+    the plain sum; the rows' own tangent is dropped (they are data)."""
+    with jax.enable_x64(True):
+        model = _mixture(2 * blocked.BLOCK_ROWS + 1)
+        total = blocked_sum(model.log_lik_terms_fn)
+        mu, rows = jnp.asarray(MU[0]), model.data
+        value, grad = jax.jit(jax.value_and_grad(total))(mu, rows)
+        np.testing.assert_allclose(value, model.log_lik(mu), rtol=1e-12)
+        np.testing.assert_allclose(grad, jax.grad(model.log_lik)(mu), rtol=1e-10, atol=1e-9)
+        _, tangent = jax.jvp(total, (mu, rows), (jnp.zeros(3), jax.tree.map(jnp.ones_like,
+                                                                               rows)))
+        assert float(tangent) == 0.0
+
+
+def test_subset_ladders_use_the_blocks():
+    """SPT's rungs on tall data: the target and a subset rung of at least two blocks' rows (a
+    fixed subset ladder), and the pilot's masked rungs (an adaptive one), equal to the plain
+    sums over the same points."""
+    with jax.enable_x64(True):
+        model = _mixture(4 * blocked.BLOCK_ROWS)
+        mu = jnp.asarray(MU[1])
+        fixed = subset_tempering_ladder(model, np.array([1.0, 0.6, 0.01]),
+                                        subsets_key=jax.random.key(3))
+        view = fixed.draw_view(jax.random.key(0))
+        target, big, small = fixed.rungs(view)
+        np.testing.assert_allclose(target.log_density(mu), model.log_density(mu), rtol=1e-12)
+        rows = jax.tree.map(lambda a: a[view[0]], model.data)
+        plain = model.log_prior(mu) + model.log_lik(mu, rows)
+        np.testing.assert_allclose(jax.jit(big.log_density)(mu), plain, rtol=1e-12)
+        adaptive = adaptive_subset_ladder(model, np.array([1.0, 0.6, 0.01]))
+        view = adaptive.draw_view(jax.random.key(1))
+        first = view[1][0][:round(0.6 * model.n_data)]
+        plain = model.log_prior(mu) + model.log_lik(mu, jax.tree.map(lambda a: a[first],
+                                                                     model.data))
+        found = jax.jit(lambda m, x: adaptive.density_at(view, m)(x))(1, mu)
+        np.testing.assert_allclose(found, plain, rtol=1e-12)
+        grad = jax.grad(lambda x: adaptive.density_at(view, 1)(x))(mu)
+        np.testing.assert_allclose(grad, jax.grad(lambda x: model.log_prior(x) + model.log_lik(
+            x, jax.tree.map(lambda a: a[first], model.data)))(mu), rtol=1e-10)

@@ -42,7 +42,12 @@ from tempering.ladders.reference import (
     target_index,
 )
 from tempering.models.base import Model
-from tempering.models.blocked import blocked_log_lik
+from tempering.models.blocked import (
+    blocked_log_density,
+    blocked_log_lik,
+    blocked_sum,
+    blocks_pay,
+)
 from tempering.numerics import finite_or_neg_inf
 
 View = tuple[jax.Array, ...]
@@ -196,21 +201,31 @@ def adaptive_subset_ladder(model: Model, betas: np.ndarray, *,
         key = key if subsets_key is None else subsets_key
         return (jnp.asarray(start), jnp.stack(subset_permutations(key, n, count)))
 
+    def masked_terms(theta, rows):
+        data = jax.tree.map(lambda a: jnp.take(a, rows["order"], axis=0), model.data)
+        return jnp.where(rows["mask"], model.log_lik_terms(theta, data), 0.0)
+
+    total = blocked_sum(masked_terms) if blocks_pay(model, n) else None
+
     def density_at(view, m):
         """Rung m ≥ 1: the first N_m points of its permutation under a mask; rung 0 (β = 1,
-        every point, in the data's own order) is the target."""
-        order = jnp.where(m == 0, jnp.arange(n), view[1][jnp.clip(m - 1, 0, count - 1)])
-        data = jax.tree.map(lambda a: jnp.take(a, order, axis=0), model.data)
-        mask = jnp.arange(n) < jnp.maximum(1.0, jnp.round(view[0][m] * n))
+        every point, in the data's own order) is the target. Summed in blocks on tall data
+        (:mod:`tempering.models.blocked`: every rung reads all N points), each block gathering
+        its own points, so no rung's whole gather is made at once."""
+        rows = {"order": jnp.where(m == 0, jnp.arange(n), view[1][jnp.clip(m - 1, 0, count - 1)]),
+                "mask": jnp.arange(n) < jnp.maximum(1.0, jnp.round(view[0][m] * n))}
 
         def log_density(theta):
-            terms = jnp.where(mask, model.log_lik_terms(theta, data), 0.0)
-            return finite_or_neg_inf(model.log_prior(theta) + jnp.sum(terms))
+            log_lik = (jnp.sum(masked_terms(theta, rows)) if total is None
+                       else total(theta, rows))
+            return finite_or_neg_inf(model.log_prior(theta) + log_lik)
 
         return log_density
 
+    target = Rung(blocked_log_density(model), 1.0, 1.0)
+
     def rungs(view):
-        return (Rung(model.log_density, 1.0, 1.0),
+        return (target,
                 *(Rung(density_at(view, m), (sizes[m] / n) ** model.alpha, None)
                   for m in range(1, len(start))))
 
@@ -249,16 +264,18 @@ def subset_tempering_ladder(model: Model, betas: np.ndarray, *,
         perms = subset_permutations(key if fixed is None else fixed, n, count)
         return tuple(perms[0 if count == 1 else m][:size] for m, size in enumerate(sizes[1:]))
 
+    target = Rung(blocked_log_density(model), 1.0, 1.0)
+
     def rungs(view):
         def rung(indices, cost, beta):
-            data = jax.tree.map(lambda a: jnp.take(a, indices, axis=0), model.data)
+            log_lik = blocked_log_lik(
+                model, jax.tree.map(lambda a: jnp.take(a, indices, axis=0), model.data))
 
             def log_density(theta):
-                return finite_or_neg_inf(model.log_prior(theta) + model.log_lik(theta, data))
+                return finite_or_neg_inf(model.log_prior(theta) + log_lik(theta))
 
             return Rung(log_density, cost, beta)
 
-        target = Rung(model.log_density, 1.0, 1.0)
         return (target, *(rung(idx, c, float(b))
                           for idx, c, b in zip(view, costs[1:], betas[1:], strict=True)))
 

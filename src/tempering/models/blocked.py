@@ -1,6 +1,6 @@
-"""A tall i.i.d. model's full-data log likelihood summed over blocks of rows, value and gradient in
-one pass, for samplers that evaluate it on a batch of states at once (a tempering ladder's rungs
-× chains).
+"""A tall i.i.d. model's log likelihood summed over blocks of rows, value and gradient in one
+pass, for samplers that evaluate it on a batch of states at once (a tempering ladder's rungs ×
+chains).
 
 log p(X | θ) = Σ_i ℓ_i(θ) is the model's per-datum terms (``log_lik_terms``) summed over blocks
 of at most :data:`BLOCK_ROWS` rows, the blocks by ``lax.scan``; its derivative is the same scan of
@@ -12,8 +12,10 @@ the evaluation memory-bound. Measured (2 cores, float32, 2026-11-29, value and g
 chains), 165 → 41 ms; B = 4, 10.8 → 6.7 ms; B = 44 at n = 10⁴ (two blocks), 7.7 → 4.5 ms;
 ``logistic`` with d = 10, B = 4 at n = 10⁶, 48.5 → 23.4 ms, and at n = 10⁵ about even (2.3 →
 2.6 ms, d = 50 4.2 → 4.6 ms). A single state (B = 1) runs slower in blocks (the logistic's
-matrix–vector products at n = 10⁶, 8.1 → 14.3 ms), so only the tempering ladders, whose batches
-are rungs × chains, use it (:func:`tempering.ladders.reference.path_density`).
+matrix–vector products at n = 10⁶, 8.1 → 14.3 ms), so only the tempering ladders use it, whose
+batches are rungs × chains or the chains on a subset rung
+(:mod:`tempering.ladders.tempering`); the single kernels' target keeps the model's own. Below
+two blocks it did not pay (n = 10⁴: B = 44 6.6 → 4.2 ms, B = 20 2.0 → 2.9 ms).
 
 Written by hand: neither JAX nor BlackJAX sums a likelihood in blocks with its gradient. The sum's
 order differs from one ``jnp.sum`` over all terms, so values agree to rounding, not bit for bit.
@@ -22,6 +24,7 @@ order differs from one ``jnp.sum`` over all terms, so values agree to rounding, 
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import jax
 import jax.numpy as jnp
@@ -34,43 +37,75 @@ from tempering.numerics import finite_or_neg_inf
 BLOCK_ROWS = 8192
 
 
-def blocked_log_lik(model: Model) -> Callable[[jax.Array], jax.Array]:
-    """θ ↦ log p(X | θ) on the full data, in blocks (module docstring) when the model has
-    per-datum terms and at least two blocks' rows; ``model.log_lik`` otherwise. The n rows
-    split into ⌈n / :data:`BLOCK_ROWS`⌉ blocks of equal size and a remainder of fewer rows than
-    blocks; −∞ where not finite."""
-    n, terms = model.n_data, model.log_lik_terms_fn
-    if terms is None or n < 2 * BLOCK_ROWS:
-        return model.log_lik
-    count = -(-n // BLOCK_ROWS)
-    size = n // count
-    # NumPy views of the data (no program compiled to cut them); constants of the caller's
-    leaves = jax.tree.map(np.asarray, model.data)
-    blocks = jax.tree.map(lambda a: a[:count * size].reshape((count, size) + a.shape[1:]),
-                          leaves)
-    rest = jax.tree.map(lambda a: a[count * size:], leaves)
-    has_rest = n > count * size
+def blocked_sum(row_terms: Callable[[jax.Array, Any], jax.Array]
+                ) -> Callable[[jax.Array, Any], jax.Array]:
+    """(θ, rows) ↦ Σ_i ``row_terms``(θ, rows)_i over blocks of at most :data:`BLOCK_ROWS` rows,
+    for any pytree ``rows`` with a leading axis of static length n (constants or traced, a
+    subset's gather): ⌈n / :data:`BLOCK_ROWS`⌉ blocks of equal size and a remainder of fewer
+    rows than blocks. Differentiable in θ only: the rule reads θ's tangent and drops the rows'
+    (they are data)."""
 
     def block_sum(theta, rows):
-        return jnp.sum(terms(theta, rows))
+        return jnp.sum(row_terms(theta, rows))
+
+    def split(rows):
+        n = jax.tree.leaves(rows)[0].shape[0]
+        count = -(-n // BLOCK_ROWS)
+        size = n // count
+        blocks = jax.tree.map(lambda a: a[:count * size].reshape((count, size) + a.shape[1:]),
+                              rows)
+        rest = jax.tree.map(lambda a: a[count * size:], rows)
+        return blocks, (rest if n > count * size else None)
 
     @jax.custom_jvp
-    def log_lik(theta):
-        total = jnp.sum(jax.lax.map(lambda rows: block_sum(theta, rows), blocks))
-        return total + block_sum(theta, rest) if has_rest else total
+    def total(theta, rows):
+        blocks, rest = split(rows)
+        value = jnp.sum(jax.lax.map(lambda block: block_sum(theta, block), blocks))
+        return value if rest is None else value + block_sum(theta, rest)
 
-    @log_lik.defjvp
+    @total.defjvp
     def value_and_derivative(primals, tangents):
-        (theta,), (tangent,) = primals, tangents
+        (theta, rows), tangent = primals, tangents[0]
+        blocks, rest = split(rows)
 
-        def add_block(carry, rows):
-            value, grad = jax.value_and_grad(block_sum)(theta, rows)
+        def add_block(carry, block):
+            value, grad = jax.value_and_grad(block_sum)(theta, block)
             return (carry[0] + value, carry[1] + grad), None
 
         start = (jnp.zeros((), theta.dtype), jnp.zeros_like(theta))
         (value, grad), _ = jax.lax.scan(add_block, start, blocks)
-        if has_rest:
+        if rest is not None:
             (value, grad), _ = add_block((value, grad), rest)
         return value, jnp.sum(grad * tangent)
 
-    return lambda theta: finite_or_neg_inf(log_lik(theta))
+    return total
+
+
+def blocks_pay(model: Model, rows: int) -> bool:
+    """Whether ``rows`` rows of ``model``'s data are summed in blocks: it has per-datum terms
+    and at least two blocks' rows (below, the blocks did not pay: module docstring)."""
+    return model.log_lik_terms_fn is not None and rows >= 2 * BLOCK_ROWS
+
+
+def blocked_log_lik(model: Model, data: Any = None) -> Callable[[jax.Array], jax.Array]:
+    """θ ↦ log p(``data`` | θ) (default: the full data), in blocks (:func:`blocked_sum` of the
+    model's terms) where :func:`blocks_pay`, else the model's own ``log_lik``; −∞ where not
+    finite. The full data are cut as NumPy views (no program compiled to cut them), constants
+    of the caller's program."""
+    rows = model.data if data is None else data
+    terms = model.log_lik_terms_fn
+    if terms is None or not blocks_pay(model, int(jax.tree.leaves(rows)[0].shape[0])):
+        return model.log_lik if data is None else (lambda theta: model.log_lik(theta, data))
+    if data is None:
+        rows = jax.tree.map(np.asarray, rows)
+    total = blocked_sum(terms)
+    return lambda theta: finite_or_neg_inf(total(theta, rows))
+
+
+def blocked_log_density(model: Model) -> Callable[[jax.Array], jax.Array]:
+    """θ ↦ log p(θ) + log p(X | θ) on the full data, the likelihood by :func:`blocked_log_lik`
+    (the model's own ``log_density`` where blocks do not pay); −∞ where not finite."""
+    if not blocks_pay(model, model.n_data):
+        return model.log_density
+    log_lik = blocked_log_lik(model)
+    return lambda theta: finite_or_neg_inf(model.log_prior(theta) + log_lik(theta))
