@@ -127,3 +127,26 @@ def test_subset_ladders_use_the_blocks():
         grad = jax.grad(lambda x: adaptive.density_at(view, 1)(x))(mu)
         np.testing.assert_allclose(grad, jax.grad(lambda x: model.log_prior(x) + model.log_lik(
             x, jax.tree.map(lambda a: a[first], model.data)))(mu), rtol=1e-10)
+
+
+def test_float64_rows_with_a_float32_position():
+    """Data in float64 and θ in float32 (a model built in float64, a chain's float32 start):
+    the value in float64 and the gradient in θ's dtype, as plain autodiff gives them."""
+    from tempering.models.base import Model, ParamSpec
+
+    with jax.enable_x64(True):
+        x = np.random.default_rng(0).normal(size=2 * blocked.BLOCK_ROWS + 3)
+
+        def terms(t, d):
+            return -0.5 * (d["x"] - t[0]) ** 2
+
+        model = Model(name="normal_mean", data={"x": x}, log_prior_fn=lambda t: -0.5 * t @ t,
+                      log_lik_fn=lambda t, d: jnp.sum(terms(t, d)), log_lik_terms_fn=terms,
+                      alpha=1.0, params=(ParamSpec("t", (1,)),),
+                      constrain_fn=lambda t: {"t": t}, init_fn=lambda k: jnp.zeros(1))
+        theta = jnp.array([0.3], jnp.float32)
+        value, grad = jax.value_and_grad(blocked_log_lik(model))(theta)
+        plain_value, plain_grad = jax.value_and_grad(model.log_lik)(theta)
+        assert (value.dtype, grad.dtype) == (plain_value.dtype, plain_grad.dtype)
+        np.testing.assert_allclose(value, plain_value, rtol=1e-12)
+        np.testing.assert_allclose(grad, plain_grad, rtol=1e-5)

@@ -72,11 +72,14 @@ def blocked_sum(row_terms: Callable[[jax.Array, Any], jax.Array]
             value, grad = jax.value_and_grad(block_sum)(theta, block)
             return (carry[0] + value, carry[1] + grad), None
 
-        start = (jnp.zeros((), theta.dtype), jnp.zeros_like(theta))
+        # the sums in the dtypes a block gives (float64 data with a float32 θ: float64 values)
+        value_type, grad_type = jax.eval_shape(jax.value_and_grad(block_sum), theta,
+                                               jax.tree.map(lambda a: a[0], blocks))
+        start = (jnp.zeros((), value_type.dtype), jnp.zeros(theta.shape, grad_type.dtype))
         (value, grad), _ = jax.lax.scan(add_block, start, blocks)
         if rest is not None:
             (value, grad), _ = add_block((value, grad), rest)
-        return value, jnp.sum(grad * tangent)
+        return value, jnp.sum(grad * tangent).astype(value.dtype)
 
     return total
 
