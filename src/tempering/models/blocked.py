@@ -9,13 +9,14 @@ numbers) and not every term's intermediates. Why: batched over B states, plain a
 B × n × (the terms' width) intermediates at once, which on tall data leave the caches and make
 the evaluation memory-bound. Measured (2 cores, float32, 2026-11-29, value and gradient
 ``vmap``ped over B states): the 3-component ``mixture`` at n = 10⁵, B = 44 (PT's 11 rungs × 4
-chains), 165 → 41 ms; B = 4, 10.8 → 6.7 ms; B = 44 at n = 10⁴ (two blocks), 7.7 → 4.5 ms;
+chains), 165 → 41 ms; B = 4, 10.8 → 6.7 ms; at n = 2·10⁴, B = 44, 37.6 → 8.7 ms;
 ``logistic`` with d = 10, B = 4 at n = 10⁶, 48.5 → 23.4 ms, and at n = 10⁵ about even (2.3 →
 2.6 ms, d = 50 4.2 → 4.6 ms). A single state (B = 1) runs slower in blocks (the logistic's
 matrix–vector products at n = 10⁶, 8.1 → 14.3 ms), so only the tempering ladders use it, whose
 batches are rungs × chains or the chains on a subset rung
 (:mod:`tempering.ladders.tempering`); the single kernels' target keeps the model's own. Below
-two blocks it did not pay (n = 10⁴: B = 44 6.6 → 4.2 ms, B = 20 2.0 → 2.9 ms).
+two blocks of 8192 rows it paid for some batches and not others (the mixture at n = 10⁴ in two
+blocks: B = 44 6.6 → 4.2 ms, B = 20 2.0 → 2.9 ms), so blocks start there.
 
 Written by hand: neither JAX nor BlackJAX sums a likelihood in blocks with its gradient. The sum's
 order differs from one ``jnp.sum`` over all terms, so values agree to rounding, not bit for bit.
