@@ -46,7 +46,6 @@ from tempering.models.blocked import (
     blocked_log_density,
     blocked_log_lik,
     blocked_sum,
-    blocks_pay,
 )
 from tempering.numerics import finite_or_neg_inf
 
@@ -205,7 +204,7 @@ def adaptive_subset_ladder(model: Model, betas: np.ndarray, *,
         data = jax.tree.map(lambda a: jnp.take(a, rows["order"], axis=0), model.data)
         return jnp.where(rows["mask"], model.log_lik_terms(theta, data), 0.0)
 
-    total = blocked_sum(masked_terms) if blocks_pay(model, n) else None
+    total = blocked_sum(masked_terms)
 
     def density_at(view, m):
         """Rung m ≥ 1: the first N_m points of its permutation under a mask; rung 0 (β = 1,
@@ -216,9 +215,7 @@ def adaptive_subset_ladder(model: Model, betas: np.ndarray, *,
                 "mask": jnp.arange(n) < jnp.maximum(1.0, jnp.round(view[0][m] * n))}
 
         def log_density(theta):
-            log_lik = (jnp.sum(masked_terms(theta, rows)) if total is None
-                       else total(theta, rows))
-            return finite_or_neg_inf(model.log_prior(theta) + log_lik)
+            return finite_or_neg_inf(model.log_prior(theta) + total(theta, rows))
 
         return log_density
 

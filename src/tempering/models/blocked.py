@@ -43,8 +43,8 @@ def blocked_sum(row_terms: Callable[[jax.Array, Any], jax.Array]
     """(θ, rows) ↦ Σ_i ``row_terms``(θ, rows)_i over blocks of at most :data:`BLOCK_ROWS` rows,
     for any pytree ``rows`` with a leading axis of static length n (constants or traced, a
     subset's gather): ⌈n / :data:`BLOCK_ROWS`⌉ blocks of equal size and a remainder of fewer
-    rows than blocks. Differentiable in θ only: the rule reads θ's tangent and drops the rows'
-    (they are data)."""
+    rows than blocks; below two blocks' rows, one plain sum. Differentiable in θ only: the
+    rule reads θ's tangent and drops the rows' (they are data)."""
 
     def block_sum(theta, rows):
         return jnp.sum(row_terms(theta, rows))
@@ -82,7 +82,12 @@ def blocked_sum(row_terms: Callable[[jax.Array, Any], jax.Array]
             (value, grad), _ = add_block((value, grad), rest)
         return value, jnp.sum(grad * tangent).astype(value.dtype)
 
-    return total
+    def summed(theta, rows):
+        if jax.tree.leaves(rows)[0].shape[0] < 2 * BLOCK_ROWS:
+            return block_sum(theta, rows)
+        return total(theta, rows)
+
+    return summed
 
 
 def blocks_pay(model: Model, rows: int) -> bool:
