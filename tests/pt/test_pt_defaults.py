@@ -49,3 +49,26 @@ def test_spt_defaults_fall_back_on_a_model_without_per_datum_terms():
     assert "per-datum likelihood terms" in algorithm.facts["notes"][0]
     with pytest.raises(UserInputError, match="sampler.schedule: spt places an adaptive"):
         get_sampler("spt", model, schedule="adaptive")
+
+
+def test_pt_runs_rwm_inside_a_small_model_unless_a_kernel_option_is_given():
+    """At most RWM_DIMS parameters: RWM with RWM_STEPS steps a scan (the resolved options say so,
+    and rebuild the same sampler); more parameters, or any inner-kernel option named, keep HMC's
+    defaults; a kernel named is the kernel run."""
+    from tempering.algorithms.pt.sampler import RWM_DIMS, RWM_STEPS
+
+    small = get_model("mixture")
+    assert small.dim <= RWM_DIMS
+    fixed = {"rungs": 4, "schedule": "fixed"}  # no pilot
+    resolved = get_sampler("pt", small, **fixed).options
+    assert (resolved.inner, resolved.inner_steps) == ("rwm", RWM_STEPS)
+    again = get_sampler("pt", small, **resolved.model_dump()).options
+    assert (again.inner, again.inner_steps) == ("rwm", RWM_STEPS)
+    larger = get_model("mvn_mean", dim=RWM_DIMS + 1)
+    assert (get_sampler("pt", larger, **fixed).options.inner,
+            get_sampler("pt", larger, **fixed).options.inner_steps) == ("hmc", 1)
+    for named in ({"num_steps": 5}, {"inner_steps": 2}, {"jitter_steps": False},
+                  {"inner": "hmc"}):
+        options = get_sampler("pt", small, **fixed, **named).options
+        assert options.inner == "hmc" and options.inner_steps == named.get("inner_steps", 1)
+    assert get_sampler("pt", small, inner="mala", **fixed).options.inner == "mala"

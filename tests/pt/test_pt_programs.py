@@ -196,10 +196,12 @@ def _inlined_copies(text: str, name: str = "threefry2x32") -> int:
     return copies("main")
 
 
-def test_the_scan_draws_its_randomness_with_few_copies_of_threefry(model, monkeypatch):
+def test_the_scan_draws_its_randomness_with_few_copies_of_threefry(monkeypatch):
     """Default PT's program holds :data:`THREEFRY_COPIES` copies of Threefry; the control, two
     inner steps a scan (a loop that splits a key per step), holds one more, so the count sees
-    a split."""
+    a split. Four parameters: HMC inside, one step a scan (two parameters would run RWM's
+    three)."""
+    model = get_model("mvn_mean", n=20, dim=4, data_seed=3)
     count = _inlined_copies(_program_text(model, monkeypatch))
     assert count <= THREEFRY_COPIES, count
     more = _inlined_copies(_program_text(model, monkeypatch, inner_steps=2))

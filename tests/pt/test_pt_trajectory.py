@@ -34,9 +34,9 @@ def test_the_counts_are_the_halton_sequence_spread_over_one_to_l() -> None:
 def test_default_pt_runs_the_scans_count_on_every_rung() -> None:
     """A scan's evaluations are rungs × ⌈h_t L⌉ (plus the swaps'), the same whatever the chain:
     HMC with ``num_steps`` 10 counts L_t leapfrog evaluations a rung."""
-    model = get_model("mvn_mean", dim=2)
-    fixed = get_sampler("pt", model, rungs=4, schedule="fixed", jitter_steps=False)
-    jittered = get_sampler("pt", model, rungs=4, schedule="fixed")
+    model = get_model("mvn_mean", dim=2)  # 2 parameters: HMC named, RWM by default
+    fixed = get_sampler("pt", model, inner="hmc", rungs=4, schedule="fixed", jitter_steps=False)
+    jittered = get_sampler("pt", model, inner="hmc", rungs=4, schedule="fixed")
     assert jittered.options.jitter_steps is True
     state = jittered.init(jax.random.key(0), jnp.zeros(2))
     for t in range(4):
