@@ -36,6 +36,20 @@ against 30), 26.6 s; 5 steps 36.8 s, 10 steps 56.7 s. At 4000 draws: 1 step 45 t
 = 3, about the most round trips a second. Each round trip brings the cold rung a fresh
 ordering, so the ordering error falls as 1/√(trips): 0.061, 0.032, 0.057, 0.111 over seeds 0–3
 at 4 × 4000 draws (one step: 0.067, 0.108, 0.043, 0.081).
+
+Where the subsampled swap limits it. A swap between nested subsets X_{m+1} ⊂ X_m, D = X_m \
+X_{m+1}, has log ratio ℓ_D(θ_{m+1}) − ℓ_D(θ_m): the power path's (β_m − β_{m+1})(ℓ(θ_{m+1}) −
+ℓ(θ_m)) plus the noise of which points D holds, whose sd grows as √|D| where the first term
+grows as |D|. So Σ r_m does not settle at a path's barrier as rungs are added, as a power
+ladder's does: on the tall mixture (N = 10⁴, 4 × 4000 draws, seed 0, 2026-11-29) Σ r was 5.8,
+7.6, 8.6 and 10.2 with 8, 11, 15 (the pilot's count) and 20 rungs, where PT's prior leg has Λ
+4.4, and the chains made 29, 32, 48 and 49 round trips each: 7.6, 5.5, 8.8 and 5.3 a second of
+sampling. Tried and not kept, since neither beat 8.8 a second: more inner steps on the cheap
+hot rungs (up to 10 or 30 a scan by cost: 52 and 57 trips, 8.0 and 7.8 a second), and a path
+that stops subsampling at M points and tempers that subset's likelihood below (M = 300, 1000:
+Σ r 7.8, 7.0; 51, 64 trips; 7.3, 7.9 a second). Round trips a second are what SPT trades on,
+and at N = 10⁴ they make it about twice as quick as ``pt`` to the same ordering error, not five
+times (``docs/benchmarks.md``).
 """
 
 from __future__ import annotations
