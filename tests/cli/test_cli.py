@@ -337,6 +337,18 @@ def test_summary_table(run_file, capsys, monkeypatch):
     assert not out.lstrip().startswith("{")
 
 
+def test_summary_names_the_inner_kernel(tmp_path, capsys, monkeypatch):
+    """PT's inner kernel depends on the model (RWM on 2 parameters): the summary's title says
+    which one ran."""
+    monkeypatch.setenv("COLUMNS", "200")
+    out = tmp_path / "pt.nc"
+    fixed = ["--set", "sampler.schedule=fixed", "--set", "sampler.rungs=3"]
+    assert run_cli(sample_args(out, *SMALL_MVN, *fixed, sampler="pt"), capsys)[0] == 0
+    code, stdout, err = run_cli(["summary", out], capsys)
+    assert code == 0, err
+    assert "pt (rwm inside) on mvn_mean" in stdout
+
+
 def test_config_file_with_set_override(tmp_path, capsys):
     config = tmp_path / "run.toml"
     config.write_text('[model]\nname = "mvn_mean"\ndim = 2\nn = 12\n\n'

@@ -37,7 +37,8 @@ def print_summary(summary: dict[str, Any], console: Console | None = None) -> No
                       "draws per chain committed so far (still running, or stopped: `tempering "
                       "resume` continues it)")
     precision = f", {summary['precision']}" if summary.get("precision") else ""
-    table = Table(title=f"{summary['sampler']} on {summary['model']}: "
+    inner = f" ({summary['inner']} inside)" if summary.get("inner") else ""
+    table = Table(title=f"{summary['sampler']}{inner} on {summary['model']}: "
                         f"{summary['chains']} chains × {summary['draws']} draws{precision}")
     for column in ("param", "mean", "sd", "ess_bulk", "ess_tail", "rhat", "mcse_mean"):
         table.add_column(column, justify="left" if column == "param" else "right")

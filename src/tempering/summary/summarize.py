@@ -83,6 +83,7 @@ def summarize(idata: az.InferenceData, weights: Weights | None = None) -> dict[s
     ess_min = float(np.min(ess))
     result = {
         "sampler": run_attr(idata, "sampler"),
+        "inner": (run_attr(idata, "sampler_options", {}) or {}).get("inner"),
         "model": run_attr(idata, "model"),
         "chains": int(idata["posterior"].sizes["chain"]),
         "draws": int(idata["posterior"].sizes["draw"]),
