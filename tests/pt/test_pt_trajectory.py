@@ -17,9 +17,9 @@ from tempering.algorithms.pt.trajectory import jitter_steps, jittered_steps
 from tempering.kernels import KERNELS
 from tempering.ladders import power_tempering_ladder
 
-# 24 000 iterations: at 6000 the broken count's largest |z| was 3.18 once HMC drew its momentum
-# and acceptance at once (6fcdac8: other draws), under Z_BOUND; at 24 000 it is 7.12 and the
-# correct count's 1.84 (2026-11-29), about the √4 the power grows by
+# 24 000 iterations: at 6000 the broken count's largest |z| was 3.18, under Z_BOUND, once the
+# scan's keys and HMC's draws changed (passing at b861589, failing at 6fcdac8); at 24 000 it is
+# 7.12 and the correct count's 1.84 (2026-11-29), about the √4 the power grows by
 N_OBS, DIM, CHAINS, ITERATIONS, SCANS, STEPS = 4, 2, 16, 24000, 3, 10
 BETAS = np.array([1.0, 0.4, 0.1])
 
