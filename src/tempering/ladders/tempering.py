@@ -265,13 +265,8 @@ def subset_tempering_ladder(model: Model, betas: np.ndarray, *,
 
     def rungs(view):
         def rung(indices, cost, beta):
-            log_lik = blocked_log_lik(
-                model, jax.tree.map(lambda a: jnp.take(a, indices, axis=0), model.data))
-
-            def log_density(theta):
-                return finite_or_neg_inf(model.log_prior(theta) + log_lik(theta))
-
-            return Rung(log_density, cost, beta)
+            subset = jax.tree.map(lambda a: jnp.take(a, indices, axis=0), model.data)
+            return Rung(blocked_log_density(model, subset), cost, beta)
 
         return (target, *(rung(idx, c, float(b))
                           for idx, c, b in zip(view, costs[1:], betas[1:], strict=True)))

@@ -111,10 +111,11 @@ def blocked_log_lik(model: Model, data: Any = None) -> Callable[[jax.Array], jax
     return lambda theta: finite_or_neg_inf(total(theta, rows))
 
 
-def blocked_log_density(model: Model) -> Callable[[jax.Array], jax.Array]:
-    """θ ↦ log p(θ) + log p(X | θ) on the full data, the likelihood by :func:`blocked_log_lik`
-    (the model's own ``log_density`` where blocks do not pay); −∞ where not finite."""
-    if not blocks_pay(model, model.n_data):
+def blocked_log_density(model: Model, data: Any = None) -> Callable[[jax.Array], jax.Array]:
+    """θ ↦ log p(θ) + log p(``data`` | θ) (default: the full data), the likelihood by
+    :func:`blocked_log_lik` (on the full data the model's own ``log_density`` where blocks do not
+    pay); −∞ where not finite."""
+    if data is None and not blocks_pay(model, model.n_data):
         return model.log_density
-    log_lik = blocked_log_lik(model)
+    log_lik = blocked_log_lik(model, data)
     return lambda theta: finite_or_neg_inf(model.log_prior(theta) + log_lik(theta))
