@@ -209,7 +209,9 @@ def test_gp_regression_in_pymc_matches_posteriordb(name, options, draws):
     "ordering (0.014 at key 0) is half the chains' own spread (0.028) and key 0's 0.065 "
     "reads as z = -7.0. Over the 12 chains of keys 0-2 (chains as replicates) the shares are "
     "0.224 0.173 0.200 0.117 0.107 0.182, z 1.5 0.1 0.7 -2.1 -2.4 0.3: orderings 3 and 4 low, "
-    "a bias 12 chains can neither show nor rule out. Fails on b7d060e too (keys 1, 2)"))
+    "a bias 12 chains can neither show nor rule out (16 chains of key 5: |z| <= 1.8). Each "
+    "chain makes 0-3 round trips: 17 rungs from the pilot's barrier 7.4, the run's pairs "
+    "accept 0.12-0.39. Fails on b7d060e too (keys 1, 2)"))
 def test_pt_visits_every_label_ordering_of_the_pymc_mixture():
     """The example's six orderings of μ each hold 1/6 of the posterior: PT's shares within
     Z_BOUND MCSEs of 1/6 (the acceptance run of issue 35, in Python)."""
