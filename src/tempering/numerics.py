@@ -62,23 +62,32 @@ def select(flag: Array, new: Any, old: Any) -> Any:
     return jax.tree.map(lambda a, b: jnp.where(flag, a, b), new, old)
 
 
+def interp_with(xp: Any, x: Array, xp_: Array, fp: Array) -> Array:
+    """:func:`interp` in the array module ``xp`` (``numpy`` on a host's numbers, ``jax.numpy``
+    traced): the bracketing index found by a right-sided search, the ends held constant."""
+    x, xs, fp = xp.asarray(x), xp.asarray(xp_), xp.asarray(fp)
+    i: Any = (jnp.searchsorted(xs, x, side="right", method="compare_all") if xp is jnp
+              else np.searchsorted(xs, x, side="right"))
+    i = xp.clip(i, 1, len(xs) - 1)
+    df = fp[i] - fp[i - 1]
+    dx = xs[i] - xs[i - 1]
+    delta = x - xs[i - 1]
+    epsilon = np.spacing(np.finfo(xs.dtype).eps)
+    flat = xp.abs(dx) <= epsilon  # as jnp.interp: no NaN gradients where xp repeats
+    f = xp.where(flat, fp[i - 1], fp[i - 1] + (delta / xp.where(flat, 1, dx)) * df)
+    f = xp.where(x < xs[0], fp[0], f)
+    return xp.where(x > xs[-1], fp[-1], f)
+
+
 @jax.jit
 def interp(x: Array, xp: Array, fp: Array) -> Array:
     """``jnp.interp(x, xp, fp)`` (ends held constant), the same numbers, with the bracketing
     indices found by comparing every x with every xp in one fused operation: ``jnp.interp``
     searches with a loop (``searchsorted``'s ``scan``), which made ~20 of the kernels XLA
     compiles for PT's program. For the short axes of a schedule (tens of rungs), inside a
-    traced program: jitted, so that its calls of one shape are traced once."""
-    x, xp, fp = jnp.asarray(x), jnp.asarray(xp), jnp.asarray(fp)
-    i = jnp.clip(jnp.searchsorted(xp, x, side="right", method="compare_all"), 1, len(xp) - 1)
-    df = fp[i] - fp[i - 1]
-    dx = xp[i] - xp[i - 1]
-    delta = x - xp[i - 1]
-    epsilon = np.spacing(np.finfo(xp.dtype).eps)
-    flat = jnp.abs(dx) <= epsilon  # as jnp.interp: no NaN gradients where xp repeats
-    f = jnp.where(flat, fp[i - 1], fp[i - 1] + (delta / jnp.where(flat, 1, dx)) * df)
-    f = jnp.where(x < xp[0], fp[0], f)
-    return jnp.where(x > xp[-1], fp[-1], f)
+    traced program: jitted, so that its calls of one shape are traced once
+    (:func:`interp_with` ``numpy`` is the same on a host)."""
+    return interp_with(jnp, x, xp, fp)
 
 
 def like(new: Any, old: Any) -> Any:

@@ -179,6 +179,18 @@ class Scans(NamedTuple):
     steps_traced
         ``begin`` and ``scan`` take ``num_steps`` as a traced integer (PT's warmup plan), so
         the driver compiles one program for every warmup length; otherwise it is static.
+    segments
+        ``None`` (the warmup is one call of the program), or ``num_steps`` ↦ the warming scans
+        of each call the driver makes, in order (their sum: :meth:`warming_scans`), so that
+        ``between`` may step in on the host (PT's schedule rounds).
+    between
+        (i, state, params) ↦ (state, params): NumPy on the host after call i of the warmup
+        (chains first; PT: round i closed, :func:`~tempering.algorithms.pt.warmup.
+        host_rounds`).
+    resume
+        With ``segments``, (state, params, num_steps, warming, first) ↦ (state, params, carry,
+        cost), in place of ``begin``: what a call starts with, ``first`` the warmup's first
+        call (PT: later calls re-initialise the replicas at the schedule the host moved).
     """
 
     begin: Callable[..., tuple[Any, Any, Any, Array]]
@@ -186,6 +198,9 @@ class Scans(NamedTuple):
     startup: int = 0
     done_in_begin: Callable[[int], int] | None = None
     steps_traced: bool = False
+    segments: Callable[[int], tuple[int, ...]] | None = None
+    between: Callable[[int, Any, Any], tuple[Any, Any]] | None = None
+    resume: Callable[..., tuple[Any, Any, Any, Array]] | None = None
 
     def warming_scans(self, num_steps: int) -> int:
         """The scans of a warmup of ``num_steps``."""

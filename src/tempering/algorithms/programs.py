@@ -302,12 +302,19 @@ class Compiled:
             self._compile_program(batch, num_steps, length, start, key, state, params)
             executable, length = self._program_for(batch, num_steps, length)
         self._warmup_of[batch] = num_steps
-        zeros = jax.tree.map(lambda a: np.zeros(a.shape, a.dtype), state)
+        state = jax.tree.map(lambda a: np.zeros(a.shape, a.dtype), state)
         scans = self.algorithm.scans
         assert scans is not None
-        state, params, cost, _ = executable(*start, key, zeros, params, np.int64(0),
-                                            np.int64(scans.warming_scans(num_steps)),
-                                            np.bool_(True), *self._steps(num_steps))
+        total = scans.warming_scans(num_steps)
+        segments = (total,) if scans.segments is None else scans.segments(num_steps)
+        done, cost = 0, np.zeros(batch)
+        for i, count in enumerate(segments):  # the host steps in between (PT's rounds)
+            state, params, spent, _ = executable(*start, key, state, params, np.int64(done),
+                                                 np.int64(count), np.bool_(True),
+                                                 *self._steps(num_steps))
+            cost, done = cost + np.asarray(spent), done + count
+            if scans.between is not None and i < len(segments) - 1:
+                state, params = scans.between(i, state, params)
         return state, params, cost
 
     def _sample_on_program(self, key, state, params, start: int, count: int, length: int):
@@ -336,11 +343,21 @@ class Compiled:
         lowering)."""
         algorithm, scans, thin = self.algorithm, self.algorithm.scans, self.thin
         assert scans is not None
-        state = jax.lax.cond(warming, lambda: jax.vmap(self._init_chain)(init_key, position),
+        first = start == 0  # a warmup in segments (``Scans.segments``) starts the chains once
+        state = jax.lax.cond(warming & first,
+                             lambda: jax.vmap(self._init_chain)(init_key, position),
                              lambda: state)
-        state, params, carry, cost = jax.vmap(
-            lambda k, s, p: scans.begin(begin_key(k), s, p, warming, num_steps))(
-                key, state, params)
+
+        def begin():
+            return jax.vmap(lambda k, s, p: scans.begin(begin_key(k), s, p, warming,
+                                                          num_steps))(key, state, params)
+
+        if scans.resume is None:
+            state, params, carry, cost = begin()
+        else:
+            resume = scans.resume
+            state, params, carry, cost = jax.vmap(
+                lambda s, p: resume(s, p, num_steps, warming, first))(state, params)
         scans_per_draw = jnp.where(warming, 1, thin)
 
         def one_scan(key, index, j, loop):

@@ -13,10 +13,11 @@ from typing import Any
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 from tempering.kernels.base import BoundKernel, evals_and_acceptance
 from tempering.ladders import TemperingLadder
-from tempering.numerics import interp, run_steps
+from tempering.numerics import array_module, interp, interp_with, run_steps
 
 
 def rung_slice(params: Any, m: int | jax.Array) -> Any:
@@ -45,15 +46,21 @@ def carried_params(params: Any, old_betas: jax.Array, new_betas: jax.Array) -> A
     inverse mass matrices) interpolated in log scale, linearly in β, from the rungs of
     ``old_betas`` to those of ``new_betas`` (both decreasing from 1). A schedule moves in small
     steps between warmup rounds, so each rung starts from its neighbours' tuning, not from the
-    untuned default."""
-    old_x, new_x = jnp.asarray(old_betas)[::-1], jnp.asarray(new_betas)
+    untuned default. NumPy on a host's numbers (PT's rounds closed between the program's
+    calls), ``jax.numpy`` traced."""
+    xp = array_module(params, old_betas, new_betas)
+    old_x, new_x = xp.asarray(old_betas)[::-1], xp.asarray(new_betas)
 
     def carry(leaf):
-        logs = jnp.log(leaf)[::-1]
+        logs = xp.log(xp.asarray(leaf))[::-1]
         flat = logs.reshape(logs.shape[0], -1)
-        moved = jax.vmap(lambda column: interp(new_x, old_x, column), in_axes=1,
-                         out_axes=1)(flat)
-        return jnp.exp(moved).reshape(leaf.shape)
+        if xp is jnp:
+            moved = jax.vmap(lambda column: interp(new_x, old_x, column), in_axes=1,
+                             out_axes=1)(flat)
+        else:
+            moved = np.stack([interp_with(np, new_x, old_x, flat[:, j])
+                              for j in range(flat.shape[1])], axis=1)
+        return xp.exp(moved).reshape(leaf.shape).astype(leaf.dtype)
 
     return jax.tree.map(carry, params)
 

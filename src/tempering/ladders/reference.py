@@ -31,7 +31,7 @@ carried along s. Written by hand: BlackJAX has no variational reference, and Pig
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Literal, NamedTuple
+from typing import Any, Literal, NamedTuple
 
 import jax
 import jax.numpy as jnp
@@ -154,13 +154,14 @@ def target_index(schedule: np.ndarray) -> int:
     return int(np.argmin(np.abs(np.asarray(schedule, dtype=float) - 1.0)))
 
 
-def equal_barrier_legs(schedule: jax.Array, rejection: jax.Array, target: int,
-                       window: jax.Array | None = None) -> jax.Array:
+def equal_barrier_legs(schedule: Any, rejection: Any, target: int,
+                       window: Any = None) -> jax.Array:
     """Each leg of a line placed at equal estimated barrier on its own
     (:func:`~tempering.ladders.adaptive.equal_barrier_betas`), the ends and the target (s = 1,
     at index ``target``, static) kept: a one-leg line (``target`` = 0) as a whole. With a rung
     ``window`` (lo, hi) only its slots are placed; the others keep their leg's end
     (:mod:`tempering.algorithms.pt.capacity`)."""
+    xp = array_module(schedule, rejection, window)
     if target == 0:
         return equal_barrier_betas(schedule, rejection,
                                    active=None if window is None else (window[0], window[1]))
@@ -168,7 +169,7 @@ def equal_barrier_legs(schedule: jax.Array, rejection: jax.Array, target: int,
                                 active=None if window is None else (window[0], target))
     lower = equal_barrier_betas(schedule[target:], rejection[target:],
                                 active=None if window is None else (0, window[1] - target))
-    return jnp.concatenate([upper, lower[1:]])
+    return xp.concatenate([upper, lower[1:]])
 
 
 def line_schedule(kind: ReferenceKind, leg: np.ndarray, upper: np.ndarray | None = None

@@ -177,10 +177,11 @@ def parallel_tempering(ladder: TemperingLadder, bound: BoundKernel, params: Any,
         return ladder.betas if rounds is None else state.view[0]
 
     restart = None if window is None else partial(restarted, reinit=reinit)
-    scans = pt_scans(bound, iterate, reinit, restart, rounds)
+    in_program = pt_scans(bound, iterate, reinit, restart, rounds)  # warmup alone, jittable
+    scans = pt_scans(bound, iterate, reinit, restart, rounds, on_host=True)  # the driver's
 
     def warmup(key, state, params, num_steps):
-        return warmup_by_scans(scans, key, state, params, num_steps)
+        return warmup_by_scans(in_program, key, state, params, num_steps)
 
     def position(state):
         return (state.replicas.position[target] if keep_all_rungs is None
@@ -223,14 +224,17 @@ def _declared_only(stats: dict, state: PTState, replicas: Any, ladder: Tempering
     return stats | all_rungs, energy_cost
 
 
-def restarted(state: PTState, params: dict[str, Any], reinit: Callable
-              ) -> tuple[PTState, jax.Array]:
+def restarted(state: PTState, params: dict[str, Any], reinit: Callable,
+              first: jax.Array | bool = True) -> tuple[PTState, jax.Array]:
     """The chain started on the parameters' line (``start``) and window: every slot's kernel
-    re-initialised there, the replica at the window's first rung marked as at the bottom."""
+    re-initialised there, the replica at the window's first rung marked as at the bottom. Where
+    ``first`` is false (a later call of a warmup in segments), the slots re-initialised on the
+    line they are on."""
     window = params["window"]
-    state, cost = reinit(state._replace(view=(params["start"], *state.view[1:])), params)
+    line = jnp.where(first, params["start"], state.view[0])
+    state, cost = reinit(state._replace(view=(line, *state.view[1:])), params)
     last_end = jnp.zeros_like(state.last_end).at[state.replica_at_rung[window[0]]].set(AT_BOTTOM)
-    return state._replace(last_end=last_end), cost
+    return state._replace(last_end=jnp.where(first, last_end, state.last_end)), cost
 
 
 def _declared_stats(variational: bool, two_legs: bool, all_rungs: bool

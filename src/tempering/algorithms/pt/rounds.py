@@ -18,6 +18,7 @@ not run and pairs not proposed).
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from typing import Any, NamedTuple
 
 import jax
@@ -83,10 +84,11 @@ def rounds_in(num_steps: Any, max_rounds: int) -> Any:
 
 
 def round_step(rounds: Rounds, reinit: Callable, count: int, s: jax.Array, active: jax.Array,
-               state: Any, params: dict[str, Any], sums: RoundSums, swaps: tuple[Any, Any]
-               ) -> tuple[Any, dict[str, Any], RoundSums, jax.Array]:
+               state: Any, params: dict[str, Any], sums: RoundSums, swaps: tuple[Any, Any],
+               on_host: bool = False) -> tuple[Any, dict[str, Any], RoundSums, jax.Array]:
     """A scan's share of the rounds: its swap statistics added to the round's sums, and the
-    round closed when the scan ends it.
+    round closed when the scan ends it — or, ``on_host``, only recorded (its rejections, and q
+    refitted), the schedule to be moved by :func:`close_on_host` between the program's calls.
 
     Parameters
     ----------
@@ -118,9 +120,10 @@ def round_step(rounds: Rounds, reinit: Callable, count: int, s: jax.Array, activ
     u = jnp.maximum(s + 2, 1)
     r = jnp.round(jnp.log2(u.astype(float))).astype(jnp.int32) - 1
     ends = active & ((u & (u - 1)) == 0) & (r < count)
+    closing = (partial(recorded_round, rounds=rounds) if on_host
+               else partial(close_round, rounds, reinit))
     state, params, moving = jax.lax.cond(
-        ends, lambda: close_round(rounds, reinit, jnp.clip(r, 0, rounds.max_rounds - 1),
-                                  state, params, sums),
+        ends, lambda: closing(jnp.clip(r, 0, rounds.max_rounds - 1), state, params, sums),
         lambda: (state, params, jnp.zeros(())))
     keep = 1.0 - ends.astype(sums.prob.dtype)
     return state, params, jax.tree.map(lambda a: a * keep, sums), moving
@@ -154,14 +157,71 @@ class RoundSums(NamedTuple):
                          self.outer + second_moment(theta, full), self.draws + 1.0)
 
 
-def close_round(rounds: Rounds, reinit: Callable, r: jax.Array, state: Any,
-                params: dict[str, Any], sums: RoundSums) -> tuple[Any, dict[str, Any], jax.Array]:
-    """Record round r; move the schedule when every pair was proposed (and count the
-    re-initialisation's evaluations); refit q from the round's target draws."""
+def _measured(params: dict[str, Any], sums: RoundSums) -> tuple[jax.Array, ...]:
+    """The round's pairs inside the window, whether each was seen (a free pair counts as
+    seen) and its rejection (0 outside the window)."""
     window = window_in(params)  # a rung window's free pairs are never proposed
     inside = inside_pairs(window, sums.proposed.shape[0])
     seen = (sums.proposed > 0) | ~inside
     rejection = jnp.where(inside, 1.0 - sums.prob / jnp.maximum(sums.proposed, 1), 0.0)
+    return inside, seen, rejection
+
+
+def recorded_round(r: jax.Array, state: Any, params: dict[str, Any], sums: RoundSums, *,
+                   rounds: Rounds) -> tuple[Any, dict[str, Any], jax.Array]:
+    """Round r's rejections recorded (NaN where a pair was not proposed) and, from round
+    ``first_fit`` on, q refitted to its target draws; the schedule stays for
+    :func:`close_on_host`, and the replicas' kernels are re-initialised when the next call of
+    the program resumes (:func:`~tempering.algorithms.pt.warmup.pt_scans`)."""
+    inside, seen, rejection = _measured(params, sums)
+    params = {**params, "rejection": params["rejection"].at[r].set(
+        jnp.where(seen & inside, rejection, jnp.nan))}
+    if rounds.fit_reference is not None:
+        assert sums.total is not None and sums.outer is not None and sums.draws is not None
+        fitted = fitted_reference(sums.total, sums.outer, sums.draws, rounds.fit_reference)
+        q = jax.tree.map(lambda a, b: jnp.where(r >= rounds.first_fit, a, b), fitted,
+                         state.view[1])
+        state = state._replace(view=(state.view[0], q, *state.view[2:]))
+    return state, params, jnp.zeros(())
+
+
+def close_on_host(rounds: Rounds, r: int, state: Any, params: dict[str, Any]
+                  ) -> tuple[Any, dict[str, Any]]:
+    """Round r closed between two calls of the driver's program, in NumPy (chains first): each
+    chain's schedule moved to equal barrier where its round saw every pair, the inner
+    parameters carried along (``rounds.inner_for``), the schedule recorded. What
+    :func:`close_round` does inside a program, without its placement and interpolations in the
+    compiled hot loop; the replicas' kernels are re-initialised when the program resumes."""
+    betas = np.asarray(state.view[0])
+    rejection = np.asarray(params["rejection"])[:, r]
+    window = params.get("window")
+    schedule, inners = np.array(np.asarray(params["schedule"])), []
+    moved = betas.copy()
+    pairs = np.arange(rejection.shape[1])
+    for b in range(betas.shape[0]):  # NumPy only: an eager jnp call would compile a program
+        lo_hi = None if window is None else np.asarray(window)[b]
+        inside = pairs >= 0 if lo_hi is None else (pairs >= lo_hi[0]) & (pairs + 1 <= lo_hi[1])
+        seen = np.isfinite(rejection[b]) | ~inside
+        inner = jax.tree.map(lambda a, b=b: np.asarray(a)[b], params["inner"])
+        if np.all(seen):
+            rates = np.where(inside, np.nan_to_num(rejection[b]), 0.0)
+            new = equal_barrier_legs(betas[b].astype(float), rates, rounds.target, lo_hi)
+            carried = rounds.inner_for(new, betas[b].astype(float), inner)
+            inner = jax.tree.map(lambda a, o: np.asarray(a).astype(o.dtype), carried, inner)
+            moved[b] = new
+        schedule[b, r] = moved[b]
+        inners.append(inner)
+    inner = jax.tree.map(lambda *a: np.stack([np.asarray(x) for x in a]), *inners)
+    state = state._replace(view=(moved, *state.view[1:]))
+    return state, {**params, "inner": inner, "schedule": schedule}
+
+
+def close_round(rounds: Rounds, reinit: Callable, r: jax.Array, state: Any,
+                params: dict[str, Any], sums: RoundSums) -> tuple[Any, dict[str, Any], jax.Array]:
+    """Record round r; move the schedule when every pair was proposed (and count the
+    re-initialisation's evaluations); refit q from the round's target draws."""
+    window = window_in(params)
+    inside, seen, rejection = _measured(params, sums)
     betas = state.view[0]
     move = jnp.all(seen)
     new_betas = jnp.where(move, equal_barrier_legs(betas, rejection, rounds.target, window),
