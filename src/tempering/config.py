@@ -78,7 +78,7 @@ class Options(BaseModel):
         """Run the sampler's pilot, if it has one, on resolved options; the builder
         (:func:`tempering.algorithms.registry.build_sampler`) calls it after :meth:`resolve`,
         with the run's ``layout`` when it knows it
-        (:class:`~tempering.algorithms.programs.RunLayout`: a pilot that runs the run's own
+        (:class:`~tempering.algorithms.base.RunLayout`: a pilot that runs the run's own
         programs compiles them for it).
 
         One convention for every pilot: what it chooses (PT's rungs and starting schedule, EE's

@@ -16,7 +16,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from tempering.algorithms.programs import RunLayout
+from tempering.algorithms.base import RunLayout
 from tempering.algorithms.pt.algorithm import parallel_tempering, swap_log_ratio
 from tempering.algorithms.pt.capacity import RungWindow, padded_line, trimmed
 from tempering.algorithms.pt.pilot import (

@@ -21,7 +21,8 @@ import numpy as np
 import pytest
 from programs import lowered
 
-from tempering.algorithms.programs import Compiled, RunLayout
+from tempering.algorithms.base import RunLayout
+from tempering.algorithms.programs import Compiled
 from tempering.algorithms.pt.rounds import Rounds
 from tempering.algorithms.pt.warmup import _Plan
 from tempering.algorithms.registry import get_sampler

@@ -8,7 +8,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from tempering.algorithms.programs import RunLayout
+from tempering.algorithms.base import RunLayout
 from tempering.algorithms.pt.pilot import pilot_steps
 from tempering.algorithms.registry import get_sampler
 from tempering.models.registry import get_model

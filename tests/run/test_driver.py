@@ -157,7 +157,8 @@ def test_a_brief_run_compiles_its_one_program_to_run_once():
     emitters: a second less to compile); many chains, a long run, data or a GP are not
     (tempering.algorithms.programs.brief_run). The choice counts the run's chains, never its
     batch, so every chain layout compiles alike."""
-    from tempering.algorithms.programs import Compiled, RunLayout
+    from tempering.algorithms.base import RunLayout
+    from tempering.algorithms.programs import Compiled
     from tempering.numerics import brief_run
 
     cheap, gp = get_model("gauss_mixture"), get_model("gp_regression")

@@ -35,7 +35,7 @@ import jax.numpy as jnp
 import numpy as np
 from pydantic import BaseModel
 
-from tempering.numerics import like
+from tempering.numerics import brief_run, like
 
 Array = jax.Array
 
@@ -336,3 +336,26 @@ class Algorithm(NamedTuple):
     trim: Callable[[dict[str, Any], int], dict[str, Any]] | None = None
     scans: Scans | None = None
 
+
+class RunLayout(NamedTuple):
+    """The shapes a run's programs are compiled for, as a pilot that runs them first needs them:
+    chains run together (``batch``), warmup steps, draws and thinning, and draws per chunk
+    (:func:`tempering.run.driver.chunk_length`). The defaults are :func:`tempering.run_chains`'s
+    (4 chains as one batch, 500 warmup steps, 1000 draws in chunks of 50)."""
+
+    batch: int = 4
+    warmup: int = 500
+    draws: int = 1000
+    thin: int = 1
+    chunk: int = 50
+    #: the run's chains, in every batch together (:func:`~tempering.numerics.brief_run` counts them)
+    chains: int = 4
+
+    @property
+    def scans(self) -> int:
+        """A chain's scans: warmup, then ``thin`` per draw."""
+        return self.warmup + self.draws * self.thin
+
+    def brief(self, model: Any) -> bool:
+        """Whether the run is brief (:func:`~tempering.numerics.brief_run`)."""
+        return brief_run(model, self.chains, self.scans)

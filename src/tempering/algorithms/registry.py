@@ -20,8 +20,7 @@ from tempering.algorithms import (
     st,
     tt,
 )
-from tempering.algorithms.base import COMMON_STATS, Algorithm
-from tempering.algorithms.programs import RunLayout
+from tempering.algorithms.base import COMMON_STATS, Algorithm, RunLayout
 from tempering.algorithms.spec import SamplerSpec
 from tempering.config import validate_options
 from tempering.kernels import KERNELS

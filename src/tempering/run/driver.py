@@ -24,8 +24,8 @@ from typing import TYPE_CHECKING, Any
 import jax
 import numpy as np
 
-from tempering.algorithms.base import Algorithm
-from tempering.algorithms.programs import Compiled, RunLayout, chain_init
+from tempering.algorithms.base import Algorithm, RunLayout
+from tempering.algorithms.programs import Compiled, chain_init
 from tempering.errors import UserInputError
 from tempering.lazy_arviz import prefetch
 from tempering.models import MODELS

@@ -26,8 +26,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from tempering.algorithms import get_sampler
-from tempering.algorithms.base import Algorithm
-from tempering.algorithms.programs import RunLayout
+from tempering.algorithms.base import Algorithm, RunLayout
 from tempering.errors import UserInputError
 from tempering.models import get_model
 from tempering.models.base import Model

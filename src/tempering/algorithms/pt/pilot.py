@@ -37,8 +37,8 @@ from typing import Any, NamedTuple
 import jax
 import numpy as np
 
-from tempering.algorithms.base import Algorithm
-from tempering.algorithms.programs import Compiled, RunLayout, chain_init
+from tempering.algorithms.base import Algorithm, RunLayout
+from tempering.algorithms.programs import Compiled, chain_init
 from tempering.algorithms.pt.rounds import Rounds, rounds_in
 from tempering.algorithms.pt.warmup import tuning_steps
 from tempering.errors import UserInputError

@@ -9,10 +9,9 @@ from typing import Annotated, Any, ClassVar, Literal, Self
 import numpy as np
 from pydantic import Field, NonNegativeInt, PrivateAttr, model_validator
 
-from tempering.algorithms.base import Algorithm
+from tempering.algorithms.base import Algorithm, RunLayout
 from tempering.algorithms.cost_model import pt_predicted_cost
 from tempering.algorithms.options import TemperingOptions
-from tempering.algorithms.programs import RunLayout
 from tempering.algorithms.pt.algorithm import parallel_tempering
 from tempering.algorithms.pt.capacity import RungWindow, padded_line
 from tempering.algorithms.pt.pilot import (
@@ -200,7 +199,7 @@ class PTOptions(TemperingOptions):
     def run_pilot(self, model: Any, layout: RunLayout | None = None) -> Self:
         """With ``rungs=auto``, the rungs and schedule a pilot places on the run's own programs
         (:func:`~tempering.algorithms.pt.pilot.shared_pilot`, for ``layout``: default
-        :class:`~tempering.algorithms.programs.RunLayout`). The run keeps the pilot's programs
+        :class:`~tempering.algorithms.base.RunLayout`). The run keeps the pilot's programs
         (``capacity`` set, the pilot's algorithm riding along) when the placed rungs fit its
         slots (:meth:`~tempering.algorithms.pt.pilot.SharedPilot.worth_sharing`). On a
         costly model (:func:`costly`), or where the run could not keep the shared programs
