@@ -322,15 +322,12 @@ class Compiled:
         state = jax.lax.cond(warming & first,
                              lambda: jax.vmap(self._init_chain)(init_key, position),
                              lambda: state)
-
-        def begin():
-            return jax.vmap(lambda k, s, p: scans.begin(begin_key(k), s, p, warming,
-                                                          num_steps))(key, state, params)
-
-        if scans.resume is None:
-            state, params, carry, cost = begin()
+        resume = scans.resume
+        if resume is None:
+            state, params, carry, cost = jax.vmap(
+                lambda k, s, p: scans.begin(begin_key(k), s, p, warming, num_steps))(
+                    key, state, params)
         else:
-            resume = scans.resume
             state, params, carry, cost = jax.vmap(
                 lambda s, p: resume(s, p, num_steps, warming, first))(state, params)
         scans_per_draw = jnp.where(warming, 1, thin)

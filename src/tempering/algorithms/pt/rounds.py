@@ -172,7 +172,7 @@ def recorded_round(r: jax.Array, state: Any, params: dict[str, Any], sums: Round
     """Round r's rejections recorded (NaN where a pair was not proposed) and, from round
     ``first_fit`` on, q refitted to its target draws; the schedule stays for
     :func:`close_on_host`, and the replicas' kernels are re-initialised when the next call of
-    the program resumes (:func:`~tempering.algorithms.pt.warmup.pt_scans`)."""
+    the program resumes (:func:`~tempering.algorithms.pt.warmup.host_rounds`)."""
     inside, seen, rejection = _measured(params, sums)
     params = {**params, "rejection": params["rejection"].at[r].set(
         jnp.where(seen & inside, rejection, jnp.nan))}

@@ -112,7 +112,8 @@ def host_rounds(scans: Scans, bound: BoundKernel, reinit: Callable, restart: Cal
     the last schedule (``resume``), as every later segment's does.
 
     Measured (2 cores, 2026-11-29, default PT on ``gauss_mixture``, 31 slots × 4 chains): XLA
-    compiled the program in 1.3 s without the rounds' closing against 1.85 s with it."""
+    compiled the program in 1.51–1.53 s against 1.83–1.89 s with the rounds closed inside (its
+    HLO 289 k characters against 363 k), and tracing and lowering took 0.1 s less."""
 
     def segments(num_steps: int) -> tuple[int, ...]:
         first, between_tunings, _ = tuning_steps(int(num_steps), bound.adapter is not None,
