@@ -17,8 +17,11 @@ from tempering.algorithms.pt.legs import prior_round_trips, trips_per_chain
 from tempering.algorithms.pt.summary import swap_lines
 from tempering.summary.checks import (
     DEAD_LEG_SHARE,
+    EXPLORATION_SHARE,
     MIN_LEG_TRIPS,
+    MIN_PREDICTED_TRIPS,
     TRIP_ESS_SHARE,
+    exploration_warnings,
     leg_warnings,
     trip_warnings,
 )
@@ -60,6 +63,28 @@ def test_the_warning_fires_when_the_draws_hold_fewer_states_than_the_trips():
     assert trip_warnings(summary_with(ess=TRIP_ESS_SHARE * 440, trips=440)) == []
     assert trip_warnings(summary_with(ess=45.0, trips=440, it={})) == []  # weighted: no ESS rule
     assert trip_warnings({"draws": 1000, "params": {}}) == []  # no prior on the line
+
+
+def rates(measured: float, predicted: float = 0.0425, draws: int = 1000) -> dict:
+    return {"draws": draws, "chains": 4, "round_trip_rate": measured,
+            "round_trip_rate_deo": predicted}
+
+
+def test_round_trips_far_below_the_schedules_rate_warn_about_the_inner_moves():
+    """The egg-box's default run (2026-11-29): 0.0103 trips a draw where Theorem 3 gives its
+    schedule 0.0425 — the replicas do not forget their states between swaps; at half the rate
+    or more, with too few predicted trips to tell, with other swaps than DEO (the theorem's
+    rate is DEO's) or with no options on record, nothing."""
+    deo = {"swap": "deo"}
+    (line,) = exploration_warnings(rates(0.0103), deo)
+    assert "round trips 0.0103 a draw, 24% of the 0.0425" in line and "inner_steps" in line
+    assert exploration_warnings(rates(EXPLORATION_SHARE * 0.0425), deo) == []
+    few = MIN_PREDICTED_TRIPS / (4 * 0.0425) - 1  # draws that predict just under the floor
+    assert exploration_warnings(rates(0.0103, draws=int(few)), deo) == []
+    assert exploration_warnings(rates(0.0103, draws=int(few) + 2), deo) != []
+    assert exploration_warnings(rates(0.0103), {"swap": "seo"}) == []
+    assert exploration_warnings(rates(0.0103), None) == []
+    assert exploration_warnings({"draws": 1000, "chains": 4}, deo) == []  # not PT
 
 
 def test_the_summary_lines_name_the_ends_of_each_count():

@@ -22,6 +22,12 @@ naming the problem and its numbers:
   posterior (a narrow mode) and its share rests on the few replicas holding it. (No statistic
   of the run sees a mode that every chain misses: the R-hat check and this one need a chain
   that found it.)
+* for a PT run, a round-trip rate under :data:`EXPLORATION_SHARE` (half) of the rate that
+  Syed et al.'s Theorem 3 gives its schedule (``round_trip_rate_deo``), once that rate
+  predicts :data:`MIN_PREDICTED_TRIPS` (20) trips over the run: the theorem assumes each
+  replica forgets its state between swaps (efficient local exploration); far fewer trips mean
+  the inner moves between swaps are too few, so the swaps keep refusing the same replicas and
+  each trip brings back less than its count suggests; the line names ``inner_steps``;
 * for a PT run on a stabilized path, a variational leg that made under :data:`DEAD_LEG_SHARE`
   (10%) of the prior leg's round trips, the prior leg having made :data:`MIN_LEG_TRIPS` (20) or
   more: q, a Gaussian fitted to the target in warmup, is too far from it to bring replicas back,
@@ -78,6 +84,14 @@ TRIP_ESS_SHARE = 1.0
 DEAD_LEG_SHARE = 0.1
 #: ... once the prior leg has made this many round trips (fewer: too few to compare).
 MIN_LEG_TRIPS = 20
+#: A round-trip rate under this share of the schedule's Theorem-3 rate warns. Measured
+#: (2026-11-29, default ``pt``, 4 × 1000 draws, the 2-core machine): ``mvn_mean`` 0.64 and the
+#: 10-D ``gauss_mixture`` 0.55 of it; the egg-box (RWM, 3 steps a scan) 0.24, its trips 41, 74
+#: and 112 with 3, 10 and 30 steps (`docs/benchmarks.md`); the PyMC label-switching example
+#: 0–3 trips a chain in 2000 draws (more with 3 HMC steps a scan: 1–5).
+EXPLORATION_SHARE = 0.5
+#: ... once the schedule's rate predicts this many round trips over the run (fewer: too few).
+MIN_PREDICTED_TRIPS = 20
 #: ArviZ's R-hat and ESS need at least this many draws per chain.
 MIN_DRAWS = 4
 #: A stochastic-gradient run whose predicted sd is off by more than this share warns.
@@ -242,6 +256,24 @@ def trip_warnings(summary: dict[str, Any]) -> list[str]:
             f"overstate the independent visits (run longer; more rungs do not help)"]
 
 
+def exploration_warnings(summary: dict[str, Any], options: Any = None) -> list[str]:
+    """A round-trip rate under :data:`EXPLORATION_SHARE` × the schedule's Theorem-3 rate, for
+    DEO swaps (the sampler's ``options``: a run file's ``sampler_options``)."""
+    measured, predicted = summary.get("round_trip_rate"), summary.get("round_trip_rate_deo")
+    if measured is None or predicted is None or not isinstance(options, dict) \
+            or options.get("swap") != "deo":
+        return []
+    if predicted * summary["draws"] * summary["chains"] < MIN_PREDICTED_TRIPS:
+        return []
+    if measured >= EXPLORATION_SHARE * predicted:
+        return []
+    return [f"round trips {measured:.4f} a draw, {measured / predicted:.0%} of the "
+            f"{predicted:.4f} that Syed et al.'s Theorem 3 gives this schedule if each replica "
+            f"forgets its state between swaps: the inner moves between swaps are too few, so "
+            f"the swaps keep refusing the same replicas and each round trip brings back less "
+            f"than its count suggests (raise inner_steps: more moves a scan)"]
+
+
 def leg_warnings(summary: dict[str, Any]) -> list[str]:
     """A stabilized path's variational leg with under :data:`DEAD_LEG_SHARE` of the prior
     leg's round trips (the prior leg with :data:`MIN_LEG_TRIPS` or more)."""
@@ -321,7 +353,13 @@ def summary_warnings(summary: dict[str, Any], idata: az.InferenceData,
     R-hat, ESS, round trips, a variational leg without them, divergences, stochastic-gradient
     bias, headlines below their floors, importance-sampling ESS."""
     return [*stuck_warnings(idata), *rhat_warnings(summary), *ess_warnings(summary),
-            *trip_warnings(summary), *leg_warnings(summary), *divergence_warnings(idata),
+            *trip_warnings(summary), *exploration_warnings(summary, _options(idata)),
+            *leg_warnings(summary), *divergence_warnings(idata),
             *sgmcmc_bias_warnings(idata),
             *headline_warnings(headlines, summary.get("headline", {})),
             *is_ess_warnings(summary)]
+
+
+def _options(idata: az.InferenceData) -> Any:
+    """The run's sampler options (``None`` where the file has none)."""
+    return run_attr(idata, "sampler_options") if "posterior" in idata else None
