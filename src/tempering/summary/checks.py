@@ -88,7 +88,7 @@ MIN_LEG_TRIPS = 20
 #: (2026-11-29, default ``pt``, 4 × 1000 draws, the 2-core machine): ``mvn_mean`` 0.64 and the
 #: 10-D ``gauss_mixture`` 0.55 of it; the egg-box (RWM, 3 steps a scan) 0.24, its trips 41, 74
 #: and 112 with 3, 10 and 30 steps (`docs/benchmarks.md`); the PyMC label-switching example
-#: 0–3 trips a chain in 2000 draws (more with 3 HMC steps a scan: 1–5).
+#: (`tempering sample`'s defaults, 4 × 2000 draws) 0.26.
 EXPLORATION_SHARE = 0.5
 #: ... once the schedule's rate predicts this many round trips over the run (fewer: too few).
 MIN_PREDICTED_TRIPS = 20
