@@ -79,9 +79,10 @@ def window_in(params: Any) -> jax.Array | None:
     return params.get("window") if isinstance(params, dict) else None
 
 
-def inside_pairs(window: jax.Array | None, pairs: int) -> jax.Array:
-    """Whether pair (i, i + 1) lies in the window, (pairs,); every pair without a window."""
-    i = jnp.arange(pairs)
+def inside_pairs(window: Any, pairs: int, xp: Any = jnp) -> Any:
+    """Whether pair (i, i + 1) lies in the window, (pairs,); every pair without a window
+    (``xp``: ``numpy`` on a host's numbers, as PT's rounds closed between calls have them)."""
+    i = xp.arange(pairs)
     if window is None:
         return i >= 0
     return (i >= window[0]) & (i + 1 <= window[1])

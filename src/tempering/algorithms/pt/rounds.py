@@ -197,10 +197,9 @@ def close_on_host(rounds: Rounds, r: int, state: Any, params: dict[str, Any]
     window = params.get("window")
     schedule, inners = np.array(np.asarray(params["schedule"])), []
     moved = betas.copy()
-    pairs = np.arange(rejection.shape[1])
     for b in range(betas.shape[0]):  # NumPy only: an eager jnp call would compile a program
         lo_hi = None if window is None else np.asarray(window)[b]
-        inside = pairs >= 0 if lo_hi is None else (pairs >= lo_hi[0]) & (pairs + 1 <= lo_hi[1])
+        inside = inside_pairs(lo_hi, rejection.shape[1], np)
         seen = np.isfinite(rejection[b]) | ~inside
         inner = jax.tree.map(lambda a, b=b: np.asarray(a)[b], params["inner"])
         if np.all(seen):
