@@ -1,9 +1,9 @@
 """EE's levels are an array axis (:mod:`tempering.algorithms.equi_energy.algorithm`).
 
 - EE's and MINTEE's compiled step and warmup grow little with the number of levels (one body
-  over a traced level; MINTEE's batch energies, of static sizes, a ``lax.switch``); MINTEE's
-  levels unrolled in Python (``Ladder.unrolled``, as before 2026-11-28) grow with every level,
-  so the measure can fail.
+  over a traced level; MINTEE's fixed subsets summed as ranges of the permutation, in blocks);
+  MINTEE's levels unrolled in Python (``Ladder.unrolled``, as before 2026-11-28) grow with every
+  level, so the measure can fail.
 - A traced level's truncated density is the static level's bit for bit, scalar or vmapped (the
   draws do not depend on the refactor), and EE gives the same draws whatever the chain layout.
 """
@@ -49,16 +49,17 @@ def _compiled_step_fusions(name: str, levels: int, **options) -> int:
 def test_ee_compiled_program_does_not_grow_with_the_levels(monkeypatch):
     """From 3 to 12 levels EE's step and warmup grow only by the jump ratio's ``lax.switch``
     (a few scalar operations per level: about 3 % of the program each). From 3 to 6 levels
-    MINTEE's compiled step grows by its switches' branches (a batch energy per level: 285 →
-    346 fused kernels when measured); unrolled, it more than doubles (485 → 1044), so the
-    measure can fail."""
+    MINTEE's compiled step grows as little (its fixed subsets' sums are one body: 205 → 208
+    fused kernels when measured, 2026-11-29; 209 → 253 when they were a ``lax.switch`` over
+    the levels' batch energies); unrolled, it more than doubles (485 → 1044), so the measure
+    can fail."""
     from tempering.algorithms.equi_energy.algorithm import Ladder
 
     small, large = _lowered_sizes("ee", 3), _lowered_sizes("ee", 12)
     assert large[0] < 1.35 * small[0] and large[1] < 1.25 * small[1], (small, large)
     mintee = {"batch": 3, "gamma": 1.6}
     scanned = [_compiled_step_fusions("mintee", levels, **mintee) for levels in (3, 6)]
-    assert scanned[1] < 1.35 * scanned[0], scanned
+    assert scanned[1] < 1.1 * scanned[0], scanned
     monkeypatch.setattr(Ladder, "unrolled", True)
     unrolled = [_compiled_step_fusions("mintee", levels, **mintee) for levels in (3, 6)]
     assert unrolled[1] > 1.8 * unrolled[0], unrolled

@@ -119,3 +119,83 @@ def blocked_log_density(model: Model, data: Any = None) -> Callable[[jax.Array],
         return model.log_density
     log_lik = blocked_log_lik(model, data)
     return lambda theta: finite_or_neg_inf(model.log_prior(theta) + log_lik(theta))
+
+
+class RangeSums:
+    """Sums of ``model``'s per-datum terms over ranges of an ordering of its rows, at traced
+    bounds: for an ``order`` (n row indices, a chain's permutation), θ and bounds lo ≤ mid ≤ hi,
+
+        A = Σ_{lo ≤ j < mid} ℓ_{order[j]}(θ),   B = Σ_{mid ≤ j < hi} ℓ_{order[j]}(θ),
+
+    in blocks of ``block`` positions: a ``fori_loop`` from block ⌊lo/b⌋ to ⌈hi/b⌉, each block's
+    rows gathered and its terms masked to the ranges. The work is the ranges' rows rounded out
+    to whole blocks, and the program is one block's, whatever the bounds: MINTEE's levels read
+    nested subsets of static sizes m_k at a traced level k
+    (:class:`~tempering.algorithms.equi_energy.prefix.PrefixLevelEnergy`) through one body,
+    where a ``lax.switch`` compiled a sum per level. :meth:`total` (A + B, the same arithmetic)
+    is differentiable in θ: a loop of traced length has no reverse mode, so its derivative is
+    the same loop of each block's value and gradient (``jax.custom_jvp``, as :func:`blocked_sum`).
+
+    Written by hand: JAX has no sum over a traced range of rows."""
+
+    def __init__(self, model: Model, block: int):
+        self.model, self.block = model, int(block)
+        self.n = model.n_data
+        self.padded = -(-self.n // self.block) * self.block
+        self.total = jax.custom_jvp(self._total)
+        self.total.defjvp(self._total_jvp)
+
+    def _order(self, order: jax.Array) -> jax.Array:
+        """``order`` padded with row 0 to whole blocks (the padding lies past every range)."""
+        return jnp.concatenate([order.astype(jnp.int32),
+                                jnp.zeros(self.padded - self.n, jnp.int32)])
+
+    def _parts(self, theta, order, b, lo, mid, hi):
+        """Block b's contributions to A and B at θ."""
+        rows = jax.lax.dynamic_slice(order, (b * self.block,), (self.block,))
+        view = jax.tree.map(lambda a: jnp.take(a, rows, axis=0), self.model.data)
+        terms = self.model.log_lik_terms(theta, view)
+        j = b * self.block + jnp.arange(self.block)
+        low = jnp.sum(jnp.where((j >= lo) & (j < mid), terms, 0.0))
+        return low, jnp.sum(jnp.where((j >= mid) & (j < hi), terms, 0.0))
+
+    def _loop(self, body, start, lo, hi):
+        return jax.lax.fori_loop(lo // self.block, (hi + self.block - 1) // self.block, body,
+                                 start)
+
+    def _zero(self, theta) -> jax.Array:
+        """A sum's start, in the dtype the terms have (float64 data with a float32 θ: float64)."""
+        terms = jax.eval_shape(self.model.log_lik_terms, theta,
+                               jax.tree.map(lambda a: a[:1], self.model.data))
+        return jnp.zeros((), terms.dtype)
+
+    def split(self, theta, order, lo, mid, hi) -> tuple[jax.Array, jax.Array]:
+        """(A, B) at θ (the class's docstring)."""
+        order = self._order(order)
+
+        def body(b, acc):
+            low, high = self._parts(theta, order, b, lo, mid, hi)
+            return acc[0] + low, acc[1] + high
+
+        zero = self._zero(theta)
+        return self._loop(body, (zero, zero), lo, hi)
+
+    def _total(self, theta, order, lo, mid, hi):
+        low, high = self.split(theta, order, lo, mid, hi)
+        return low + high
+
+    def _total_jvp(self, primals, tangents):
+        theta, order, lo, mid, hi = primals
+        padded = self._order(order)
+
+        def parts(t, b):
+            low, high = self._parts(t, padded, b, lo, mid, hi)
+            return low + high, (low, high)
+
+        def body(b, acc):
+            (_, (low, high)), grad = jax.value_and_grad(parts, has_aux=True)(theta, b)
+            return acc[0] + low, acc[1] + high, acc[2] + grad
+
+        zero = self._zero(theta)
+        low, high, grad = self._loop(body, (zero, zero, jnp.zeros_like(theta)), lo, hi)
+        return low + high, jnp.sum(grad * tangents[0]).astype(zero.dtype)

@@ -5,6 +5,7 @@
   ``mintee`` spec;
 - :mod:`.algorithm` — the sampler over all levels: init, one step, the warmup's hand-off;
 - :mod:`.levels` — one level: its energy read-out, local move and equi-energy jump;
+- :mod:`.prefix` — MINTEE's fixed-subset energies at a traced level, one body for every level;
 - :mod:`.rings` — the energy rings, fixed-capacity reservoirs of past draws;
 - :mod:`.warmup` — the staged warmup that fills the rings;
 - :mod:`.pilot` — the pilot that places the levels, top temperature and energy ladder;

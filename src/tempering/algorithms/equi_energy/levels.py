@@ -34,10 +34,12 @@ Costs are counted in full-data evaluations: a batch evaluation costs m_k/n.
 The levels' states are one pytree with a leading level axis (:class:`Levels`), and one body
 serves every level at a traced index (:mod:`~tempering.algorithms.equi_energy.algorithm`):
 :func:`energies_at` gives level k's energies. When every level reads all n points (EE) the levels
-differ only in their index (:meth:`LevelEnergy.at`). MINTEE's batch sizes m_k are static shapes,
-so at a traced level (:class:`TracedLevelEnergy`) each read-out is a ``lax.switch`` over the
-static levels' own (only the batch's energy is compiled once per level, not the level's step),
-and a batch's indices travel padded to n.
+differ only in their index (:meth:`LevelEnergy.at`). MINTEE's fixed subsets (its default) are
+ranges of the chain's permutation, summed in blocks at a traced level by one body
+(:mod:`~tempering.algorithms.equi_energy.prefix`). Its fresh batches (``subsets=random``) have
+static sizes m_k, so at a traced level (:class:`TracedLevelEnergy`) each read-out is a
+``lax.switch`` over the static levels' own (the batch's energy compiled once per level, not the
+level's step), and a batch's indices travel padded to n.
 """
 
 from __future__ import annotations
@@ -122,7 +124,7 @@ class Reading(NamedTuple):
     mean_log_lik: Array
 
 
-def _as_energy(value: Array) -> Array:
+def as_energy(value: Array) -> Array:
     """Non-finite energies (NaN, overflow) read as +∞: a zero density, a rejected proposal."""
     return jnp.where(jnp.isfinite(value), value, jnp.inf)
 
@@ -181,9 +183,9 @@ class LevelEnergy:
     def energy(self, theta: Array, indices: Array | None) -> Array:
         """ĥ_k(θ) on the batch."""
         if self.exact:
-            return _as_energy(-self.model.log_density(theta))
+            return as_energy(-self.model.log_density(theta))
         mean = jnp.mean(self._terms(theta, indices))
-        return _as_energy(-self.model.log_prior(theta) - self.n * mean)
+        return as_energy(-self.model.log_prior(theta) - self.n * mean)
 
     def read(self, theta: Array, indices: Array | None, perm: Array, key: Array,
              shifts: Array) -> Reading:
@@ -201,8 +203,8 @@ class LevelEnergy:
         log_prior = self.model.log_prior(theta)
         mean = jnp.mean(terms)
         above = min(self.level + 1, shifts.shape[0] - 1)
-        return Reading(_as_energy(-log_prior - self.n * mean - shifts[self.level]),
-                       _as_energy(-log_prior - self.n * jnp.mean(sub) - shifts[above]), mean)
+        return Reading(as_energy(-log_prior - self.n * mean - shifts[self.level]),
+                       as_energy(-log_prior - self.n * jnp.mean(sub) - shifts[above]), mean)
 
     def density(self, indices: Array | None, levels: Array, temperatures: np.ndarray,
                 shifts: Array):
@@ -223,7 +225,7 @@ class LevelEnergy:
         else:
             indices = perm[self.m_above:self.m]
         total = self.m_above * entry.mean_log_lik + jnp.sum(self._terms(entry.position, indices))
-        return _as_energy(-self.model.log_prior(entry.position) - self.n * total / self.m
+        return as_energy(-self.model.log_prior(entry.position) - self.n * total / self.m
                           - shifts[self.level])
 
 
@@ -235,14 +237,16 @@ def flag_value(flag: bool | Array) -> float | Array:
 
 class TracedLevelEnergy:
     """MINTEE's level energies at a traced level k (``levels``: every level's static
-    :class:`LevelEnergy`). Each read-out is a ``lax.switch`` over the static levels' own, so the
-    batch's energy is compiled once per level and the rest of a level's step once; the costs and
-    flags are gathered at k. A batch (:meth:`batch`) is carried as n indices whose first m_k
-    are level k's: the chain's permutation itself with fixed subsets (S_k = perm[:m_k]), a fresh
-    batch padded with zeros otherwise (level 0: all the data in order). In the step and the
-    pilot the switch computes one branch: k indexes the scan over levels, the same for every
-    chain of a batch; in the one-time start and restart, vmapped over the levels, every branch
-    runs (and its result is selected)."""
+    :class:`LevelEnergy`), what its fresh batches use (fixed subsets sum ranges of the
+    permutation instead: :mod:`~tempering.algorithms.equi_energy.prefix`). Each read-out is a
+    ``lax.switch`` over the static levels' own, so the batch's energy is compiled once per level
+    and the rest of a level's step once; the costs and flags are gathered at k. A batch
+    (:meth:`batch`) is carried as n indices whose first m_k are level k's: the chain's
+    permutation itself with fixed subsets (S_k = perm[:m_k]), a fresh batch padded with zeros
+    otherwise (level 0: all the data in order). In the step and the pilot the switch computes
+    one branch: k indexes the scan over levels, the same for every chain of a batch; in the
+    one-time start and restart, vmapped over the levels, every branch runs (and its result is
+    selected)."""
 
     def __init__(self, levels: list[LevelEnergy], level: Array):
         self.levels, self.level = levels, level
@@ -305,7 +309,9 @@ class TracedLevelEnergy:
 def energies_at(levels: list[LevelEnergy], k: int | Array) -> Any:
     """Level k's energies: the static level's :class:`LevelEnergy` for an int k; at a traced
     k, :meth:`LevelEnergy.at` when every level reads all the data (EE), else a
-    :class:`TracedLevelEnergy` (MINTEE)."""
+    :class:`TracedLevelEnergy` (MINTEE's fresh batches; its fixed subsets:
+    :class:`~tempering.algorithms.equi_energy.prefix.PrefixLevelEnergy`, chosen by the
+    ladder)."""
     if isinstance(k, int):
         return levels[k]
     return levels[0].at(k) if levels[0].exact else TracedLevelEnergy(levels, k)

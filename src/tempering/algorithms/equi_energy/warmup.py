@@ -185,7 +185,11 @@ def shifts_at(ladder: Any, point: jax.Array, energy: jax.Array, perm: jax.Array,
     (:mod:`~tempering.algorithms.equi_energy.levels`, Shifts): the fixed surrogates then agree
     with h where H₀ is set. Returns the shifts and the cost with their read-outs."""
     energies, L = ladder.energies, ladder.cfg.levels
-    raw = [energy] + [energies[k].energy(point, energies[k].batch(perm, None))
-                      for k in range(1, L)]
+
+    def read(k):
+        lk = ladder.energy(k)
+        return lk.energy(point, lk.batch(perm, None))
+
+    raw = ladder.over_levels(read).at[0].set(energy)  # level 0 reads h itself: s₀ = 0
     cost = cost + sum(energies[k].cost for k in range(1, L))
-    return jnp.stack(raw) - energy, cost
+    return raw - energy, cost
