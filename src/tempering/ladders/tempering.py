@@ -14,13 +14,14 @@ Rungs as an array axis. A power ladder's rungs differ only in β, so it also giv
 ``density_at(view, m)``: rung m's log density for a *traced* m, h(θ; β_m). A sampler builds its
 inner kernel once over that density and ``vmap``s or ``scan``s it over the rung axis
 (:mod:`tempering.algorithms.rung_axis`), so the compiled program does not grow with the ladder.
-Subset rungs keep ``density_at = None``: their views have static sizes N_m (rung m's data view is a
-gather of N_m rows, and its likelihood costs what it should), so each rung keeps a density of
-its own, reached through a switch (:func:`tempering.algorithms.rung_axis.density_of`) while the
-inner kernel compiles once. Masking every rung to N points would compile once but make every rung
-cost a full-data evaluation in wall time — for a GP likelihood (α = 3) the very cost subsampling
-exists to avoid — so distinct densities are the better trade for the samplers; only the pilot,
-which must move N_m without recompiling, masks (:func:`adaptive_subset_ladder`).
+Subset rungs keep ``density_at = None``: their sizes N_m differ, and batching them would make
+every rung cost the largest's — for a GP likelihood (α = 3) the very cost subsampling exists to
+avoid. So the rungs run one at a time (a ``lax.map``): nested subsets of a model with per-datum
+terms give ``density_in_turn``, one body for a traced rung m that sums the terms of the first N_m
+entries of the permutation in blocks (:class:`~tempering.models.blocked.RangeSums`; the pilot's
+:func:`adaptive_subset_ladder` reads N_m from its traced β's the same way), and other subsets
+keep a density per rung behind a switch (:func:`tempering.algorithms.rung_axis.density_of`),
+the inner kernel compiled once either way.
 """
 
 from __future__ import annotations
@@ -43,9 +44,9 @@ from tempering.ladders.reference import (
 )
 from tempering.models.base import Model
 from tempering.models.blocked import (
+    RangeSums,
     blocked_log_density,
     blocked_log_lik,
-    blocked_sum,
 )
 from tempering.numerics import finite_or_neg_inf
 
@@ -77,6 +78,11 @@ class TemperingLadder(NamedTuple):
     target
         The target rung's index: 0, except on a stabilized variational line
         (:mod:`tempering.ladders.reference`), whose target sits between its two legs.
+    density_in_turn
+        Without ``density_at``: (view, m) ↦ rung m's log density for a traced m whose work is
+        rung m's own, for rungs taken one at a time (a ``lax.map``, a scan), not batched (nested
+        subsets with per-datum terms: sums over the first N_m entries of the permutation,
+        :class:`~tempering.models.blocked.RangeSums`); ``None``: a switch over the rungs.
     """
 
     kind: str
@@ -88,6 +94,7 @@ class TemperingLadder(NamedTuple):
     rungs: Callable[[View], Ladder]
     density_at: Callable[[View, jax.Array], Callable[[jax.Array], jax.Array]] | None = None
     target: int = 0
+    density_in_turn: Callable[[View, jax.Array], Callable[[jax.Array], jax.Array]] | None = None
 
     @property
     def num_rungs(self) -> int:
@@ -183,10 +190,11 @@ def adaptive_subset_ladder(model: Model, betas: np.ndarray, *,
     """Subset rungs whose sizes N_m = max(1, round(β_m N)) follow traced β's: a pilot's ladder.
 
     The view is ``(β, permutations)``. Rung m sums the per-datum terms of the first N_m points of
-    its permutation (one shared permutation for ``nested`` subsets) under a mask, so every rung
-    evaluates all N terms: shapes stay static while the β's move, which is what lets one
-    compilation place an SPT schedule (:mod:`tempering.algorithms.pt.pilot`). The rungs' costs
-    are the starting schedule's (N_m / N)^α; the sampler itself then runs on a
+    its permutation (one shared permutation for ``nested`` subsets) at bounds read from the
+    traced β's, in blocks: shapes stay static while the β's move, which is what lets one
+    compilation place an SPT schedule (:mod:`tempering.algorithms.pt.pilot`), and each rung's
+    work is its own N_m points (until 2026-11-29 every rung evaluated all N under a mask). The
+    rungs' costs are the starting schedule's (N_m / N)^α; the sampler itself then runs on a
     :func:`subset_tempering_ladder` with the placed β's. ``subsets_key``: as there.
     """
     if model.log_lik_terms_fn is None:
@@ -200,34 +208,29 @@ def adaptive_subset_ladder(model: Model, betas: np.ndarray, *,
         key = key if subsets_key is None else subsets_key
         return (jnp.asarray(start), jnp.stack(subset_permutations(key, n, count)))
 
-    def masked_terms(theta, rows):
-        data = jax.tree.map(lambda a: jnp.take(a, rows["order"], axis=0), model.data)
-        return jnp.where(rows["mask"], model.log_lik_terms(theta, data), 0.0)
-
-    total = blocked_sum(masked_terms)
-
-    def density_at(view, m):
-        """Rung m ≥ 1: the first N_m points of its permutation under a mask; rung 0 (β = 1,
-        every point, in the data's own order) is the target. Summed in blocks on tall data
-        (:mod:`tempering.models.blocked`: every rung reads all N points), each block gathering
-        its own points, so no rung's whole gather is made at once."""
-        rows = {"order": jnp.where(m == 0, jnp.arange(n), view[1][jnp.clip(m - 1, 0, count - 1)]),
-                "mask": jnp.arange(n) < jnp.maximum(1.0, jnp.round(view[0][m] * n))}
-
-        def log_density(theta):
-            return finite_or_neg_inf(model.log_prior(theta) + total(theta, rows))
-
-        return log_density
-
+    sums = RangeSums(model)
     target = Rung(blocked_log_density(model), 1.0, 1.0)
+
+    def density_in_turn(view, m):
+        """Rung m ≥ 1: the first N_m points of its permutation, N_m from the view's traced β_m,
+        summed in blocks (:class:`~tempering.models.blocked.RangeSums`: rung m's work is its
+        N_m points); rung 0 (β = 1, every point, in the data's own order) is the target."""
+        size = jnp.maximum(1.0, jnp.round(view[0][m] * n)).astype(jnp.int32)
+        order = view[1][jnp.clip(m - 1, 0, count - 1)]
+
+        def subset(theta):
+            return finite_or_neg_inf(model.log_prior(theta)
+                                     + sums.total(theta, order, 0, size, size))
+
+        return lambda theta: jax.lax.cond(m == 0, target.log_density, subset, theta)
 
     def rungs(view):
         return (target,
-                *(Rung(density_at(view, m), (sizes[m] / n) ** model.alpha, None)
+                *(Rung(density_in_turn(view, m), (sizes[m] / n) ** model.alpha, None)
                   for m in range(1, len(start))))
 
     return TemperingLadder("subset", start, sizes, tuple((s / n) ** model.alpha for s in sizes),
-                           False, draw_view, rungs, density_at)
+                           False, draw_view, rungs, density_in_turn=density_in_turn)
 
 
 def subset_sizes(betas: np.ndarray, n: int) -> tuple[int, ...]:
@@ -271,5 +274,29 @@ def subset_tempering_ladder(model: Model, betas: np.ndarray, *,
         return (target, *(rung(idx, c, float(b))
                           for idx, c, b in zip(view, costs[1:], betas[1:], strict=True)))
 
+    in_turn = (nested_in_turn(model, sizes, target.log_density)
+               if count == 1 and model.log_lik_terms_fn is not None and len(sizes) > 1 else None)
     return TemperingLadder("subset", tuple(float(b) for b in betas), sizes, costs, redraw,
-                           draw_view, rungs)
+                           draw_view, rungs, density_in_turn=in_turn)
+
+
+def nested_in_turn(model: Model, sizes: tuple[int, ...], target: Callable[[jax.Array], jax.Array]
+                   ) -> Callable[[View, jax.Array], Callable[[jax.Array], jax.Array]]:
+    """Nested subset rungs at a traced index m, one body for every rung: rung 0 the target
+    (``target``, the full data in their order), rung m ≥ 1 the prior plus the sum of the terms
+    of the first N_m entries of the view's first (largest) subset, in blocks
+    (:class:`~tempering.models.blocked.RangeSums`). Where each rung had a density of its own
+    behind a ``lax.switch``, SPT's program compiled the model once per rung (and per use)."""
+    sums = RangeSums(model)
+    counts = np.asarray(sizes, np.int32)
+
+    def density_in_turn(view: View, m: jax.Array) -> Callable[[jax.Array], jax.Array]:
+        size = jnp.asarray(counts)[m]
+
+        def subset(theta):
+            return finite_or_neg_inf(model.log_prior(theta)
+                                     + sums.total(theta, view[0], 0, size, size))
+
+        return lambda theta: jax.lax.cond(m == 0, target, subset, theta)
+
+    return density_in_turn

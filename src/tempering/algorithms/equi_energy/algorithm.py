@@ -86,7 +86,7 @@ from tempering.algorithms.equi_energy.levels import (
     flag_value,
     when,
 )
-from tempering.algorithms.equi_energy.prefix import PrefixLevelEnergy, block_size
+from tempering.algorithms.equi_energy.prefix import PrefixLevelEnergy
 from tempering.algorithms.equi_energy.rings import Entry, Rings, deposit, empty_rings, pick
 from tempering.algorithms.equi_energy.stats import EE_HEADLINE, EE_STATS
 from tempering.algorithms.equi_energy.warmup import make_scans
@@ -179,7 +179,7 @@ class Ladder:
         self.needs_perm = not settings.fresh_batches and min(settings.batches) < \
             settings.batches[0]
         self.model = model
-        self.sums = RangeSums(model, block_size(settings.batches)) if self.needs_perm else None
+        self.sums = RangeSums(model) if self.needs_perm else None
 
     def energy(self, k: int | jax.Array) -> Any:
         """Level k's energies: at a traced k with fixed subsets (MINTEE's default), one body

@@ -16,21 +16,8 @@ over the static levels' own (a batch energy compiled per level, and per use: the
 density, the read-out, the top-up). Mathematically the energies are the static levels'; the sums'
 order differs, so they agree to rounding.
 
-Block size. A level's sum costs its rows rounded out to whole blocks, and each block is a loop
-iteration of about a microsecond; :data:`BLOCK` rows a block. Measured (2 cores, 2026-11-29, the
-3-component ``mixture`` at n = 10⁴, 4 chains vmapped, float32, μs per sum over the first m rows
-of a permutation, against a sum of the gathered rows at a static m):
-
-| m | static | b = 16 | 32 | 64 | 128 | 625 (n/16) |
-|---:|---:|---:|---:|---:|---:|---:|
-| 10 000 | 346–433 | 253 | 236 | 235 | 227 | 469 |
-| 3 956 | 180–185 | 108 | 106 | 130 | 126 | 229 |
-| 619 | 43–44 | 32 | 43 | 47 | 42 | 38 |
-| 38 | 11–15 | 17 | 28 | 28 | 34 | 42 |
-| 6 | 6–11 | 14 | 22 | 24 | 27 | 41 |
-
-Blocks of tens of rows beat one sum over many (its intermediates leave the caches) and cost a
-few microseconds more on the smallest batches; blocks of n/16 rows paid for their rounding.
+The sums run in blocks of :data:`~tempering.models.blocked.RANGE_BLOCK` rows (its docstring has
+the measurements: blocks of tens of rows beat one sum over thousands).
 """
 
 from __future__ import annotations
@@ -47,15 +34,6 @@ from tempering.models.base import Model
 from tempering.models.blocked import RangeSums
 
 Array = jax.Array
-
-#: Rows per block of a level's sum (the module docstring's measurements).
-BLOCK = 64
-
-
-def block_size(batches: tuple[int, ...]) -> int:
-    """Rows per block for levels of ``batches`` (m₀ = n first): :data:`BLOCK`, or n if fewer."""
-    return min(BLOCK, int(batches[0]))
-
 
 class PrefixLevelEnergy:
     """Level k's fixed-subset energies at a traced ``level`` (the module docstring), with the
