@@ -10,9 +10,9 @@ energies, the top-up and the shifts):
 - a ring entry of level k+1 is topped up by the sum over [m_{k+1}, m_k).
 
 :class:`PrefixLevelEnergy` computes them at a traced k with
-:class:`~tempering.models.blocked.RangeSums` (the bounds gathered at k, the rows in blocks of
-``block``), where :class:`~tempering.algorithms.equi_energy.levels.TracedLevelEnergy` switches
-over the static levels' own (a batch energy compiled per level, and per use: the inner kernel's
+:class:`~tempering.models.blocked.RangeSums` (the bounds gathered at k), where
+:class:`~tempering.algorithms.equi_energy.levels.TracedLevelEnergy` switches over the static
+levels' own (a batch energy compiled per level, and per use: the inner kernel's
 density, the read-out, the top-up). Mathematically the energies are the static levels'; the sums'
 order differs, so they agree to rounding.
 
@@ -34,6 +34,7 @@ from tempering.models.base import Model
 from tempering.models.blocked import RangeSums
 
 Array = jax.Array
+
 
 class PrefixLevelEnergy:
     """Level k's fixed-subset energies at a traced ``level`` (the module docstring), with the
@@ -67,8 +68,10 @@ class PrefixLevelEnergy:
         return jnp.asarray(self._costs[1])[self.level]
 
     @property
-    def refreshes(self) -> Array:
-        return jnp.asarray(False)
+    def refreshes(self) -> bool:
+        """Never: a fixed subset's density does not change between read-outs (a static
+        ``False``, so no step carries a lazy restart for it)."""
+        return False
 
     def batch(self, perm: Array, key: Array) -> Array:
         """The chain's permutation: level k's batch is its first m_k entries."""
