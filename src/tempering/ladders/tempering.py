@@ -73,8 +73,9 @@ class TemperingLadder(NamedTuple):
     rungs
         view ↦ tuple of :class:`~tempering.ladders.base.Rung`, rung 0 the target.
     density_at
-        ``None`` (rungs of different static shapes: a switch over them), or (view, m) ↦ rung m's log
-        density for a traced rung index m, one function for every rung (power ladders).
+        ``None`` (rungs of different sizes: ``density_in_turn`` or a switch over them), or
+        (view, m) ↦ rung m's log density for a traced rung index m, one function for every rung
+        that the rungs may share as one batch (power ladders).
     target
         The target rung's index: 0, except on a stabilized variational line
         (:mod:`tempering.ladders.reference`), whose target sits between its two legs.
