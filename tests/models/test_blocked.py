@@ -104,9 +104,9 @@ def test_blocks_of_traced_rows_and_their_tangent():
 
 def test_subset_ladders_use_the_blocks():
     """SPT's rungs on tall data: the target and a subset rung of at least two blocks' rows (a
-    fixed subset ladder) and the same rungs at a traced index (``density_in_turn``: sums over
-    the permutation's first N_m entries, in blocks, values and gradients), and the pilot's
-    rungs at traced β's (an adaptive one), equal to the plain sums over the same points."""
+    fixed subset ladder), and the pilot's rungs at a traced index and traced β's (an adaptive
+    one's ``density_in_turn``: sums over the permutation's first N_m entries in blocks, values
+    and gradients), equal to the plain sums over the same points."""
     with jax.enable_x64(True):
         model = _mixture(4 * blocked.BLOCK_ROWS)
         mu = jnp.asarray(MU[1])
@@ -118,21 +118,19 @@ def test_subset_ladders_use_the_blocks():
         rows = jax.tree.map(lambda a: a[view[0]], model.data)
         plain = model.log_prior(mu) + model.log_lik(mu, rows)
         np.testing.assert_allclose(jax.jit(big.log_density)(mu), plain, rtol=1e-12)
-        in_turn = jax.jit(lambda m, x: fixed.density_in_turn(view, m)(x))
-        for m, rung in enumerate((target, big, small)):
-            np.testing.assert_allclose(in_turn(m, mu), rung.log_density(mu), rtol=1e-12)
-            np.testing.assert_allclose(jax.grad(in_turn, argnums=1)(m, mu),
-                                       jax.grad(rung.log_density)(mu), rtol=1e-10)
         adaptive = adaptive_subset_ladder(model, np.array([1.0, 0.6, 0.01]))
         view = adaptive.draw_view(jax.random.key(1))
-        first = view[1][0][:round(0.6 * model.n_data)]
-        plain = model.log_prior(mu) + model.log_lik(mu, jax.tree.map(lambda a: a[first],
-                                                                     model.data))
-        found = jax.jit(lambda m, x: adaptive.density_in_turn(view, m)(x))(1, mu)
-        np.testing.assert_allclose(found, plain, rtol=1e-12)
-        grad = jax.grad(lambda x: adaptive.density_in_turn(view, 1)(x))(mu)
-        np.testing.assert_allclose(grad, jax.grad(lambda x: model.log_prior(x) + model.log_lik(
-            x, jax.tree.map(lambda a: a[first], model.data)))(mu), rtol=1e-10)
+        in_turn = jax.jit(lambda m, x: adaptive.density_in_turn(view, m)(x))
+        for m, beta in enumerate((1.0, 0.6, 0.01)):
+            first = view[1][0][:round(beta * model.n_data)]
+
+            def plain(x, first=first, m=m):
+                rows = model.data if m == 0 else jax.tree.map(lambda a: a[first], model.data)
+                return model.log_prior(x) + model.log_lik(x, rows)
+
+            np.testing.assert_allclose(in_turn(m, mu), plain(mu), rtol=1e-12)
+            np.testing.assert_allclose(jax.grad(in_turn, argnums=1)(m, mu), jax.grad(plain)(mu),
+                                       rtol=1e-10)
 
 
 def test_float64_rows_with_a_float32_position():

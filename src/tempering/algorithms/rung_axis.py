@@ -11,9 +11,9 @@ function over that axis:
   the driver's ``vmap`` over chains, rungs × chains as one batch);
 - on a ladder without (subset rungs of different sizes N_m, approximations) it runs the rungs
   one after another in a ``lax.map`` whose body takes rung m's density from :func:`density_of`
-  (the ladder's ``density_in_turn`` where it has one: nested subsets summed over a traced range,
-  one body; else a ``lax.switch`` whose index is the map's counter, so one branch runs, also
-  under the chains' ``vmap``), so each rung's likelihood costs what it should (see
+  (the ladder's ``density_in_turn`` where it has one: the SPT pilot's subsets summed over a
+  traced range, one body; else a ``lax.switch`` whose index is the map's counter, so one branch
+  runs, also under the chains' ``vmap``), so each rung's likelihood costs what it should (see
   :mod:`tempering.ladders.tempering` for why) and the inner kernel compiles once, not once per
   rung. Against the rungs unrolled in Python (the same draws, bit for bit), SPT on tall label
   switching (n = 10⁴, 15 rungs, 4 chains × 2000 draws, 2 cores) compiled in 6.5–7.6 s instead

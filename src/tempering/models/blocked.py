@@ -132,13 +132,15 @@ class RangeSums:
 
         A = Σ_{lo ≤ j < mid} ℓ_{order[j]}(θ),   B = Σ_{mid ≤ j < hi} ℓ_{order[j]}(θ),
 
-    in blocks of ``block`` positions (:data:`RANGE_BLOCK`, or the order's length if less): a
+    in blocks of ``block`` positions (by default :data:`RANGE_BLOCK` times the numbers a row
+    holds, a ``logistic`` row of d = 10 features and a label: 704; or the order's length if
+    less): a
     ``fori_loop`` from block ⌊lo/b⌋ to ⌈hi/b⌉, each block's positions sliced from ``order`` (the
     last slice moved back to end at the order's end) and their terms masked to the ranges. The
     work is the ranges' rows rounded out to whole blocks, and the program is one block's,
     whatever the bounds: nested subsets of different sizes at a traced index (MINTEE's levels,
-    :class:`~tempering.algorithms.equi_energy.prefix.PrefixLevelEnergy`; SPT's rungs,
-    :func:`~tempering.ladders.tempering.subset_tempering_ladder`) run through one body, where a
+    :class:`~tempering.algorithms.equi_energy.prefix.PrefixLevelEnergy`; the SPT pilot's rungs,
+    :func:`~tempering.ladders.tempering.adaptive_subset_ladder`) run through one body, where a
     ``lax.switch`` compiled a sum per size. :meth:`total` (A + B, the same arithmetic) is
     differentiable in θ: a loop of traced length has no reverse mode, so its derivative is the
     same loop of each block's value and gradient (``jax.custom_jvp``, as :func:`blocked_sum`).
@@ -160,12 +162,19 @@ class RangeSums:
     Blocks of tens of rows beat one sum over many (its intermediates leave the caches) and cost
     a few microseconds more on the smallest sets; blocks of n/16 rows paid for their rounding.
     Those blocks gathered their positions from a padded order; sliced instead (as now), b = 64
-    took 215, 92, 21, 15 and 18 μs against 348, 149, 37, 7 and 7 for the static sums.
+    took 215, 92, 21, 15 and 18 μs against 348, 149, 37, 7 and 7 for the static sums. Rows of
+    many numbers favour the static sums: ``logistic`` (d = 10) at n = 2·10⁴, m = n, 2000 and
+    40: static 440, 107 and 17 μs; b = 64: 1188, 134, 48; b = 256–1024: 672–694, 102–109,
+    26–47 — hence blocks that grow with the row, and SPT's sampling ladder keeps its static
+    subsets (:mod:`tempering.ladders.tempering`).
 
     Written by hand: JAX has no sum over a traced range of rows."""
 
-    def __init__(self, model: Model, block: int = RANGE_BLOCK):
+    def __init__(self, model: Model, block: int | None = None):
         self.model = model
+        if block is None:  # rows of many numbers are summed in blocks of as many numbers
+            width = sum(int(np.prod(np.shape(a)[1:])) for a in jax.tree.leaves(model.data))
+            block = RANGE_BLOCK * max(1, width)
         self.block = min(int(block), model.n_data)
         self.total = jax.custom_jvp(self._total)
         self.total.defjvp(self._total_jvp)
