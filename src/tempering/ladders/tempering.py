@@ -21,9 +21,9 @@ switch (:func:`tempering.algorithms.rung_axis.density_of`), the inner kernel com
 pilot's :func:`adaptive_subset_ladder`, whose sizes follow traced β's, gives ``density_in_turn``
 instead: one body for a traced rung m that sums the terms of the permutation's first N_m entries
 in blocks (:class:`~tempering.models.blocked.RangeSums`). The sampling ladder keeps the switch:
-on ``logistic`` (d = 10, n = 2·10⁴) the blocks sampled SPT at half the switch's speed (its
-static gathers vectorise better over rows of many numbers), where on the 1-D ``mixture`` at
-n = 10⁴ they were 15–20% faster (2026-11-29).
+on ``logistic`` (d = 10, n = 2·10⁴) the blocks sampled SPT 1.7× slower (its static gathers
+vectorise better over rows of many numbers), and on the 1-D ``mixture`` at n = 10⁴ no faster
+(2026-11-29).
 """
 
 from __future__ import annotations
